@@ -1,0 +1,31 @@
+#pragma once
+// Server settings: the directives of latchd.conf, with redis.conf's names and defaults.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace latch {
+
+class Clock;
+
+struct Options {
+  std::string bind = "127.0.0.1";
+  int port = 6380;            // 0 = pick a free port (Server::start() returns it)
+  int io_threads = 0;         // 0 = one per hardware thread
+  int shards = 0;             // power of two; 0 = 16 per io thread, rounded up
+  std::string requirepass;    // empty = no password
+  int maxclients = 10000;
+  int timeout = 0;            // idle seconds before a client is closed; 0 = never
+  std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
+  std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  std::string loglevel = "notice";  // debug | verbose | notice | warning | nothing
+  std::string logfile;              // empty = standard output
+  bool enable_debug_command = false;
+  int hz = 10;                      // active expiry passes per second (each bounded)
+  std::int64_t lua_time_limit = 5000;  // ms
+
+  // Time source; null = the system clocks. Tests inject a ManualClock.
+  std::shared_ptr<Clock> clock;
+};
+
+}  // namespace latch

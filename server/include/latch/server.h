@@ -1,0 +1,45 @@
+#pragma once
+// The embeddable server. latchd's main() is a thin wrapper around this class; a test suite
+// starts it in-process on port 0:
+//
+//   auto clock = std::make_shared<latch::ManualClock>();
+//   latch::Options o; o.port = 0; o.clock = clock;
+//   latch::Server server(o);
+//   int port = server.start();
+//   ... connect to 127.0.0.1:port, clock->advance(1000) ...
+//   server.stop();
+//
+// The header stays free of Asio: everything network-related lives in the implementation.
+#include <cstdint>
+#include <memory>
+
+#include "latch/clock.h"
+#include "latch/options.h"
+
+namespace latch {
+
+class ServerImpl;
+
+class Server {
+ public:
+  explicit Server(Options options);
+  ~Server();  // stops the server if running
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds, starts the worker threads and returns the bound port. Throws std::runtime_error
+  // when the address cannot be bound.
+  int start();
+  // Stops accepting, closes every client and joins the threads. Idempotent.
+  void stop();
+  // Blocks until stop() is called (from another thread or a signal handler path).
+  void wait();
+
+  int port() const;
+  const Clock& clock() const;
+
+ private:
+  std::unique_ptr<ServerImpl> impl_;
+};
+
+}  // namespace latch

@@ -1,0 +1,49 @@
+#include "latch/clock.h"
+
+#include <chrono>
+#include <cstdlib>
+
+namespace latch {
+namespace {
+std::int64_t MonoUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+std::int64_t WallUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+constexpr std::int64_t kOffsetSlackUs = 2000;
+}  // namespace
+
+SystemClock::SystemClock() : offset_us_(WallUs() - MonoUs()) {}
+
+TimeSnapshot SystemClock::Now() const {
+  std::int64_t mono = MonoUs();
+  std::int64_t wall = WallUs();
+  std::int64_t offset = offset_us_.load(std::memory_order_relaxed);
+  if (std::llabs(wall - mono - offset) > kOffsetSlackUs) {
+    offset = wall - mono;
+    offset_us_.store(offset, std::memory_order_relaxed);
+  }
+  // Wall time derived from the stable offset, so conversions are exact between commands.
+  std::int64_t mono_ms = mono / 1000;
+  std::int64_t wall_ms = mono_ms + offset / 1000;
+  return TimeSnapshot{mono_ms, wall_ms, wall};
+}
+
+TimeSnapshot ManualClock::Now() const {
+  std::int64_t wall_us = wall_us_.load();
+  return TimeSnapshot{mono_ms_.load(), wall_us / 1000, wall_us};
+}
+
+void ManualClock::advance(std::int64_t ms) {
+  mono_ms_.fetch_add(ms);
+  wall_us_.fetch_add(ms * 1000);
+}
+
+void ManualClock::step_wall(std::int64_t ms) { wall_us_.fetch_add(ms * 1000); }
+
+}  // namespace latch
