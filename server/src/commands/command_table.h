@@ -1,0 +1,88 @@
+#pragma once
+// The declarative command table: name, arity (Redis's +N / -N convention), flags, key
+// positions and handler. Dispatch() does lookup (case-insensitive), subcommand lookup,
+// arity and authentication checks in one place, with Redis's error texts, before any
+// handler runs.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tsl/robin_map.h>
+
+#include "commands/context.h"
+
+namespace latch {
+
+using CommandHandler = void (*)(CommandContext&);
+
+enum CommandFlag : std::uint32_t {
+  kCmdWrite = 1 << 0,
+  kCmdReadonly = 1 << 1,
+  kCmdFast = 1 << 2,
+  kCmdNoAuth = 1 << 3,      // allowed before AUTH
+  kCmdAdmin = 1 << 4,
+  kCmdLoading = 1 << 5,
+  kCmdStale = 1 << 6,
+  kCmdNoScript = 1 << 7,    // not callable from scripts
+  kCmdDenyOom = 1 << 8,
+  kCmdPubSub = 1 << 9,
+  kCmdBlocking = 1 << 10,
+  kCmdAllowBusy = 1 << 11,  // allowed while a script runs too long
+};
+
+struct CommandSpec {
+  std::string name;  // lowercase; "client|id" for a subcommand
+  int arity = 0;     // N: exactly N args (name included); -N: at least N
+  std::uint32_t flags = 0;
+  int first_key = 0, last_key = 0, key_step = 0;  // Redis's legacy key positions
+  CommandHandler handler = nullptr;
+  std::string_view group;    // COMMAND DOCS: "string", "generic", "connection", "server"...
+  std::string_view summary;  // COMMAND DOCS
+  std::string_view since;    // COMMAND DOCS
+  std::vector<CommandSpec> subcommands;  // container commands (CLIENT, CONFIG, COMMAND)
+
+  bool IsContainer() const { return !subcommands.empty(); }
+  // The name a user types: "setname" for "client|setname".
+  std::string_view short_name() const;
+  const CommandSpec* FindSubcommand(std::string_view name) const;
+};
+
+class CommandTable {
+ public:
+  CommandTable();  // registers every built-in command
+
+  void Add(CommandSpec spec);
+  const CommandSpec* Find(std::string_view name) const;  // case-insensitive
+  template <class Fn>
+  void ForEach(Fn&& fn) const {
+    for (const auto& spec : specs_) fn(spec);
+  }
+  std::size_t size() const { return specs_.size(); }
+
+  // Checks and runs one command; the reply (or error) is written to ctx.out. Returns the
+  // command (or subcommand) that ran, nullptr when it was rejected before running.
+  const CommandSpec* Dispatch(CommandContext& ctx) const;
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  struct NameEq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+  std::vector<CommandSpec> specs_;  // stable after construction
+  tsl::robin_map<std::string, std::size_t, NameHash, NameEq> index_;
+};
+
+// Families register themselves here (one function per source file).
+void RegisterConnectionCommands(CommandTable& t);
+void RegisterStringCommands(CommandTable& t);
+void RegisterKeyCommands(CommandTable& t);
+void RegisterExpireCommands(CommandTable& t);
+void RegisterServerCommands(CommandTable& t);
+void RegisterIntrospectionCommands(CommandTable& t);
+
+}  // namespace latch

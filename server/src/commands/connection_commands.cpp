@@ -1,0 +1,283 @@
+// PING, ECHO, QUIT, AUTH, HELLO, SELECT, CLIENT ...: the connection's own state.
+#include <mutex>
+#include <string>
+
+#include "commands/arg_parse.h"
+#include "commands/client_list.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+
+namespace latch {
+namespace {
+
+// The Redis version latchd reports to clients (HELLO, INFO redis_version): client libraries
+// gate features on it, and latchd implements the 7.0 command set they rely on.
+constexpr std::string_view kCompatVersion = "7.0.15";
+
+void PingCommand(CommandContext& ctx) {
+  if (ctx.argc() > 2) {
+    ctx.out.Error("ERR wrong number of arguments for 'ping' command");
+  } else if (ctx.argc() == 2) {
+    ctx.out.Bulk(ctx.arg(1));
+  } else {
+    ctx.out.Simple("PONG");
+  }
+}
+
+void EchoCommand(CommandContext& ctx) { ctx.out.Bulk(ctx.arg(1)); }
+
+void QuitCommand(CommandContext& ctx) {
+  ctx.out.Ok();
+  ctx.session.close_after_reply = true;
+}
+
+// Only the "default" user exists. Without requirepass it has no password (any password is
+// accepted, as Redis's nopass default user); with requirepass, that password.
+bool Authenticate(CommandContext& ctx, std::string_view user, std::string_view pass) {
+  if (user != "default") return false;
+  if (!ctx.server.auth_required.load()) return true;
+  return ctx.server.CheckPassword(pass);
+}
+
+void AuthCommand(CommandContext& ctx) {
+  if (ctx.argc() > 3) return ctx.out.Error(errors::kSyntax);
+  std::string_view user = "default";
+  std::string_view pass;
+  if (ctx.argc() == 2) {
+    if (!ctx.server.auth_required.load()) return ctx.out.Error(errors::kAuthNotConfigured);
+    pass = ctx.arg(1);
+  } else {
+    user = ctx.arg(1);
+    pass = ctx.arg(2);
+  }
+  if (!Authenticate(ctx, user, pass)) return ctx.out.Error(errors::kWrongPass);
+  ctx.session.authenticated = true;
+  ctx.out.Ok();
+}
+
+bool ValidClientName(std::string_view name) {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+void HelloCommand(CommandContext& ctx) {
+  std::int64_t ver = 0;
+  std::size_t next = 1;
+  if (ctx.argc() >= 2) {
+    if (!ParseInt64(ctx.arg(next++), &ver)) return ctx.out.Error(errors::kHelloNotInteger);
+    if (ver < 2 || ver > 3) return ctx.out.Error(errors::kNoProto);
+  }
+  std::string_view user, pass, name;
+  bool has_auth = false, has_name = false;
+  for (std::size_t j = next; j < ctx.argc(); ++j) {
+    std::size_t more = ctx.argc() - 1 - j;
+    std::string_view opt = ctx.arg(j);
+    if (EqualsNoCase(opt, "auth") && more >= 2) {
+      user = ctx.arg(j + 1);
+      pass = ctx.arg(j + 2);
+      has_auth = true;
+      j += 2;
+    } else if (EqualsNoCase(opt, "setname") && more >= 1) {
+      name = ctx.arg(++j);
+      has_name = true;
+    } else {
+      return ctx.out.Error("ERR Syntax error in HELLO option '" + std::string(opt) + "'");
+    }
+  }
+  if (has_auth) {
+    if (!Authenticate(ctx, user, pass)) return ctx.out.Error(errors::kWrongPass);
+    ctx.session.authenticated = true;
+  }
+  if (!ctx.session.authenticated) return ctx.out.Error(errors::kHelloNoAuth);
+  if (has_name) {
+    if (!ValidClientName(name)) return ctx.out.Error(errors::kClientNameChars);
+    std::lock_guard lock(ctx.server.clients.mu);
+    ctx.session.info->name = name;
+  }
+  if (ver != 0) {
+    ctx.session.proto = static_cast<int>(ver);
+    ctx.out.set_proto(ctx.session.proto);
+    ctx.session.info->proto = ctx.session.proto;
+  }
+  ctx.out.MapHeader(7);
+  ctx.out.Bulk("server");
+  ctx.out.Bulk("redis");
+  ctx.out.Bulk("version");
+  ctx.out.Bulk(kCompatVersion);
+  ctx.out.Bulk("proto");
+  ctx.out.Integer(ctx.session.proto);
+  ctx.out.Bulk("id");
+  ctx.out.Integer(ctx.session.info->id);
+  ctx.out.Bulk("mode");
+  ctx.out.Bulk("standalone");
+  ctx.out.Bulk("role");
+  ctx.out.Bulk("master");
+  ctx.out.Bulk("modules");
+  ctx.out.ArrayHeader(0);
+}
+
+void SelectCommand(CommandContext& ctx) {
+  std::int64_t db;
+  if (!ParseInt64(ctx.arg(1), &db)) return ctx.out.Error(errors::kNotInteger);
+  if (db != 0) return ctx.out.Error(errors::kDbIndexOutOfRange);
+  ctx.out.Ok();
+}
+
+void ClientIdCommand(CommandContext& ctx) { ctx.out.Integer(ctx.session.info->id); }
+
+void ClientSetNameCommand(CommandContext& ctx) {
+  if (!ValidClientName(ctx.arg(2))) return ctx.out.Error(errors::kClientNameChars);
+  std::lock_guard lock(ctx.server.clients.mu);
+  ctx.session.info->name = ctx.arg(2);
+  ctx.out.Ok();
+}
+
+void ClientGetNameCommand(CommandContext& ctx) {
+  std::string name;
+  {
+    std::lock_guard lock(ctx.server.clients.mu);
+    name = ctx.session.info->name;
+  }
+  if (name.empty()) return ctx.out.Null();
+  ctx.out.Bulk(name);
+}
+
+void ClientSetInfoCommand(CommandContext& ctx) {
+  std::string_view attr = ctx.arg(2);
+  std::string_view value = ctx.arg(3);
+  bool is_name = EqualsNoCase(attr, "lib-name");
+  if (!is_name && !EqualsNoCase(attr, "lib-ver")) {
+    return ctx.out.Error("ERR Unrecognized option '" + std::string(attr) + "'");
+  }
+  for (char c : value) {
+    if (c < '!' || c > '~') {
+      return ctx.out.Error(std::string("ERR ") + (is_name ? "lib-name" : "lib-ver") +
+                           " cannot contain spaces, newlines or special characters.");
+    }
+  }
+  std::lock_guard lock(ctx.server.clients.mu);
+  (is_name ? ctx.session.info->lib_name : ctx.session.info->lib_ver) = value;
+  ctx.out.Ok();
+}
+
+void ClientListCommand(CommandContext& ctx) {
+  // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]]
+  std::vector<std::int64_t> ids;
+  bool only_none = false;
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    if (EqualsNoCase(ctx.arg(j), "type") && j + 1 < ctx.argc()) {
+      std::string_view t = ctx.arg(++j);
+      if (EqualsNoCase(t, "normal")) continue;
+      if (EqualsNoCase(t, "master") || EqualsNoCase(t, "replica") || EqualsNoCase(t, "slave") ||
+          EqualsNoCase(t, "pubsub")) {
+        only_none = true;
+        continue;
+      }
+      return ctx.out.Error("ERR Unknown client type '" + std::string(t) + "'");
+    } else if (EqualsNoCase(ctx.arg(j), "id") && j + 1 < ctx.argc()) {
+      for (++j; j < ctx.argc(); ++j) {
+        std::int64_t id;
+        if (!ParseInt64(ctx.arg(j), &id) || id <= 0) return ctx.out.Error("ERR Invalid client ID");
+        ids.push_back(id);
+      }
+    } else {
+      return ctx.out.Error(errors::kSyntax);
+    }
+  }
+  std::string text;
+  if (!only_none) {
+    ctx.server.clients.ForEach([&](const ClientInfo& c) {
+      if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
+      AppendClientLine(c, ctx.now.mono_ms, &text);
+    });
+  }
+  ctx.out.Verbatim(text);
+}
+
+void ClientInfoCommand(CommandContext& ctx) {
+  std::string text;
+  {
+    std::lock_guard lock(ctx.server.clients.mu);
+    AppendClientLine(*ctx.session.info, ctx.now.mono_ms, &text);
+  }
+  ctx.out.Verbatim(text);
+}
+
+void ClientHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "    * ID <client-id> [<client-id> ...]",
+      "      Return clients of specified IDs only.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>",
+      "    Set client meta attr. Options are:",
+      "    * LIB-NAME: the client lib name.",
+      "    * LIB-VER: the client lib version.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.out.ArrayHeader(std::size(kLines));
+  for (auto l : kLines) ctx.out.Simple(l);
+}
+
+CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,
+                std::string_view since, std::uint32_t flags = kCmdNoScript | kCmdLoading | kCmdStale) {
+  return CommandSpec{.name = std::move(name), .arity = arity, .flags = flags, .handler = h,
+                     .group = "connection", .summary = summary, .since = since};
+}
+
+}  // namespace
+
+void RegisterConnectionCommands(CommandTable& t) {
+  const auto conn = kCmdFast | kCmdLoading | kCmdStale;
+  t.Add({.name = "ping", .arity = -1, .flags = conn, .handler = PingCommand,
+         .group = "connection", .summary = "Returns the server's liveliness response.",
+         .since = "1.0.0"});
+  t.Add({.name = "echo", .arity = 2, .flags = conn, .handler = EchoCommand,
+         .group = "connection", .summary = "Returns the given string.", .since = "1.0.0"});
+  t.Add({.name = "quit", .arity = -1, .flags = conn | kCmdNoAuth | kCmdAllowBusy,
+         .handler = QuitCommand, .group = "connection", .summary = "Closes the connection.",
+         .since = "1.0.0"});
+  t.Add({.name = "auth", .arity = -2, .flags = conn | kCmdNoAuth | kCmdNoScript,
+         .handler = AuthCommand, .group = "connection",
+         .summary = "Authenticates the connection.", .since = "1.0.0"});
+  t.Add({.name = "hello", .arity = -1, .flags = conn | kCmdNoAuth | kCmdNoScript,
+         .handler = HelloCommand, .group = "connection",
+         .summary = "Handshakes with the Redis server.", .since = "6.0.0"});
+  t.Add({.name = "select", .arity = 2, .flags = conn, .handler = SelectCommand,
+         .group = "connection", .summary = "Changes the selected database.", .since = "1.0.0"});
+  CommandSpec client{.name = "client", .arity = -2, .flags = 0, .group = "connection",
+                     .summary = "A container for client connection commands.", .since = "2.4.0"};
+  client.subcommands.push_back(Sub("client|id", 2, ClientIdCommand,
+                                   "Returns the unique client ID of the connection.", "5.0.0"));
+  client.subcommands.push_back(Sub("client|setname", 3, ClientSetNameCommand,
+                                   "Sets the connection name.", "2.6.9"));
+  client.subcommands.push_back(Sub("client|getname", 2, ClientGetNameCommand,
+                                   "Returns the name of the connection.", "2.6.9"));
+  client.subcommands.push_back(Sub("client|setinfo", 4, ClientSetInfoCommand,
+                                   "Sets information specific to the client or connection.",
+                                   "7.2.0"));
+  client.subcommands.push_back(Sub("client|list", -2, ClientListCommand,
+                                   "Lists open connections.", "2.4.0"));
+  client.subcommands.push_back(Sub("client|info", 2, ClientInfoCommand,
+                                   "Returns information about the connection.", "6.2.0"));
+  client.subcommands.push_back(Sub("client|help", 2, ClientHelpCommand,
+                                   "Returns helpful text about the different subcommands.",
+                                   "5.0.0"));
+  t.Add(std::move(client));
+}
+
+}  // namespace latch

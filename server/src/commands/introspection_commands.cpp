@@ -1,0 +1,228 @@
+// COMMAND, COMMAND COUNT/INFO/DOCS/LIST/HELP: built from the command table itself, so what
+// clients learn (arity, flags, key positions) is exactly what Dispatch enforces.
+#include <string>
+#include <vector>
+
+#include "commands/arg_parse.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+
+namespace latch {
+namespace {
+
+std::vector<std::string_view> FlagNames(std::uint32_t f) {
+  std::vector<std::string_view> v;
+  if (f & kCmdWrite) v.push_back("write");
+  if (f & kCmdReadonly) v.push_back("readonly");
+  if (f & kCmdDenyOom) v.push_back("denyoom");
+  if (f & kCmdAdmin) v.push_back("admin");
+  if (f & kCmdPubSub) v.push_back("pubsub");
+  if (f & kCmdNoScript) v.push_back("noscript");
+  if (f & kCmdBlocking) v.push_back("blocking");
+  if (f & kCmdLoading) v.push_back("loading");
+  if (f & kCmdStale) v.push_back("stale");
+  if (f & kCmdFast) v.push_back("fast");
+  if (f & kCmdNoAuth) v.push_back("no_auth");
+  if (f & kCmdAllowBusy) v.push_back("allow_busy");
+  return v;
+}
+
+std::vector<std::string> AclCategories(const CommandSpec& c) {
+  std::vector<std::string> v;
+  if (c.flags & kCmdWrite) v.push_back("@write");
+  if (c.flags & kCmdReadonly) v.push_back("@read");
+  if (c.group == "string" || c.group == "generic" || c.group == "connection" ||
+      c.group == "scripting") {
+    v.push_back("@" + std::string(c.group == "generic" ? "keyspace" : c.group));
+  }
+  if (c.flags & kCmdAdmin) v.push_back("@admin");
+  if (c.flags & kCmdAdmin) v.push_back("@dangerous");
+  if (c.flags & kCmdFast) {
+    v.push_back("@fast");
+  } else {
+    v.push_back("@slow");
+  }
+  if (c.flags & kCmdBlocking) v.push_back("@blocking");
+  return v;
+}
+
+void WriteInfo(protocol::ReplyWriter& out, const CommandSpec& c) {
+  out.ArrayHeader(10);
+  out.Bulk(c.name);
+  out.Integer(c.arity);
+  auto flags = FlagNames(c.flags);
+  out.SetHeader(flags.size());
+  for (auto f : flags) out.Simple(f);
+  out.Integer(c.first_key);
+  out.Integer(c.last_key);
+  out.Integer(c.key_step);
+  auto cats = AclCategories(c);
+  out.SetHeader(cats.size());
+  for (const auto& a : cats) out.Simple(a);
+  out.ArrayHeader(0);  // tips
+  if (c.first_key > 0) {
+    // One key spec in Redis 7's shape: begin_search index, find_keys range.
+    out.ArrayHeader(1);
+    out.MapHeader(4);
+    out.Bulk("flags");
+    out.SetHeader(1);
+    out.Simple((c.flags & kCmdWrite) ? "RW" : "RO");
+    out.Bulk("begin_search");
+    out.MapHeader(2);
+    out.Bulk("type");
+    out.Bulk("index");
+    out.Bulk("spec");
+    out.MapHeader(1);
+    out.Bulk("index");
+    out.Integer(c.first_key);
+    out.Bulk("find_keys");
+    out.MapHeader(2);
+    out.Bulk("type");
+    out.Bulk("range");
+    out.Bulk("spec");
+    out.MapHeader(3);
+    out.Bulk("lastkey");
+    out.Integer(c.last_key < 0 ? c.last_key : c.last_key - c.first_key);
+    out.Bulk("keystep");
+    out.Integer(c.key_step);
+    out.Bulk("limit");
+    out.Integer(0);
+    out.Bulk("notes");
+    out.Bulk("");
+  } else {
+    out.ArrayHeader(0);
+  }
+  out.ArrayHeader(c.subcommands.size());
+  for (const auto& s : c.subcommands) WriteInfo(out, s);
+}
+
+void WriteDocs(protocol::ReplyWriter& out, const CommandSpec& c) {
+  std::size_t fields = 3 + (c.IsContainer() ? 1 : 0);
+  out.MapHeader(fields);
+  out.Bulk("summary");
+  out.Bulk(c.summary);
+  out.Bulk("since");
+  out.Bulk(c.since);
+  out.Bulk("group");
+  out.Bulk(c.group);
+  if (c.IsContainer()) {
+    out.Bulk("subcommands");
+    out.MapHeader(c.subcommands.size());
+    for (const auto& s : c.subcommands) {
+      out.Bulk(s.name);
+      WriteDocs(out, s);
+    }
+  }
+}
+
+// Resolves "client|setname" as well as plain names.
+const CommandSpec* Lookup(const CommandTable& t, std::string_view name) {
+  auto bar = name.find('|');
+  if (bar == std::string_view::npos) return t.Find(name);
+  const CommandSpec* parent = t.Find(name.substr(0, bar));
+  return parent ? parent->FindSubcommand(name.substr(bar + 1)) : nullptr;
+}
+
+void CommandCommand(CommandContext& ctx) {
+  const CommandTable& t = *ctx.server.commands;
+  ctx.out.ArrayHeader(t.size());
+  t.ForEach([&](const CommandSpec& c) { WriteInfo(ctx.out, c); });
+}
+
+void CommandCountCommand(CommandContext& ctx) {
+  ctx.out.Integer(static_cast<std::int64_t>(ctx.server.commands->size()));
+}
+
+void CommandInfoCommand(CommandContext& ctx) {
+  const CommandTable& t = *ctx.server.commands;
+  if (ctx.argc() == 2) return CommandCommand(ctx);
+  ctx.out.ArrayHeader(ctx.argc() - 2);
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    const CommandSpec* c = Lookup(t, ctx.arg(i));
+    if (c == nullptr) {
+      ctx.out.NullArray();
+    } else {
+      WriteInfo(ctx.out, *c);
+    }
+  }
+}
+
+void CommandDocsCommand(CommandContext& ctx) {
+  const CommandTable& t = *ctx.server.commands;
+  std::vector<const CommandSpec*> specs;
+  if (ctx.argc() == 2) {
+    t.ForEach([&](const CommandSpec& c) { specs.push_back(&c); });
+  } else {
+    for (std::size_t i = 2; i < ctx.argc(); ++i) {
+      if (const CommandSpec* c = Lookup(t, ctx.arg(i))) specs.push_back(c);
+    }
+  }
+  ctx.out.MapHeader(specs.size());
+  for (const CommandSpec* c : specs) {
+    ctx.out.Bulk(c->name);
+    WriteDocs(ctx.out, *c);
+  }
+}
+
+void CommandListCommand(CommandContext& ctx) {
+  const CommandTable& t = *ctx.server.commands;
+  if (ctx.argc() > 2) return ctx.out.Error(errors::kSyntax);
+  ctx.out.ArrayHeader(t.size());
+  t.ForEach([&](const CommandSpec& c) { ctx.out.Bulk(c.name); });
+}
+
+void CommandHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.out.ArrayHeader(std::size(kLines));
+  for (auto l : kLines) ctx.out.Simple(l);
+}
+
+CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,
+                std::string_view since) {
+  return CommandSpec{.name = std::move(name), .arity = arity,
+                     .flags = kCmdLoading | kCmdStale, .handler = h, .group = "server",
+                     .summary = summary, .since = since};
+}
+
+}  // namespace
+
+void RegisterIntrospectionCommands(CommandTable& t) {
+  CommandSpec command{.name = "command", .arity = -1, .flags = kCmdLoading | kCmdStale,
+                      .handler = CommandCommand, .group = "server",
+                      .summary = "Returns detailed information about all commands.",
+                      .since = "2.8.13"};
+  command.subcommands.push_back(Sub("command|count", 2, CommandCountCommand,
+                                    "Returns a count of commands.", "2.8.13"));
+  command.subcommands.push_back(Sub("command|info", -2, CommandInfoCommand,
+                                    "Returns information about one, multiple or all commands.",
+                                    "2.8.13"));
+  command.subcommands.push_back(Sub("command|docs", -2, CommandDocsCommand,
+                                    "Returns documentary information about one, multiple or "
+                                    "all commands.", "7.0.0"));
+  command.subcommands.push_back(Sub("command|list", -2, CommandListCommand,
+                                    "Returns a list of command names.", "7.0.0"));
+  command.subcommands.push_back(Sub("command|help", 2, CommandHelpCommand,
+                                    "Returns helpful text about the different subcommands.",
+                                    "5.0.0"));
+  t.Add(std::move(command));
+}
+
+}  // namespace latch

@@ -1,0 +1,207 @@
+// DEL, UNLINK, EXISTS, TYPE, KEYS, SCAN, DBSIZE, FLUSHDB, FLUSHALL.
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "commands/arg_parse.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/key_lock.h"
+#include "glob_match.h"
+
+namespace latch {
+namespace {
+
+void DelCommand(CommandContext& ctx) {
+  MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
+  std::int64_t deleted = 0;
+  for (const KeyRef& k : lock.refs()) {
+    store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+    if (o != nullptr) {
+      k.shard->Erase(o);
+      ++deleted;
+    }
+  }
+  ctx.out.Integer(deleted);
+}
+
+void ExistsCommand(CommandContext& ctx) {
+  MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
+  std::int64_t found = 0;
+  for (const KeyRef& k : lock.refs()) {
+    if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
+  }
+  ctx.out.Integer(found);
+}
+
+void TypeCommand(CommandContext& ctx) {
+  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
+  std::lock_guard lock(k.shard->mu());
+  ctx.out.Simple(k.shard->Find(k.key, k.hash, ctx.now.mono_ms) ? "string" : "none");
+}
+
+// Redis skips the match when the pattern is "*".
+bool MatchesAll(std::string_view pattern) { return pattern == "*"; }
+
+void KeysCommand(CommandContext& ctx) {
+  std::string_view pattern = ctx.arg(1);
+  std::vector<std::string> keys;
+  store::Keyspace& ks = ctx.server.keyspace;
+  for (int i = 0; i < ks.shard_count(); ++i) {
+    store::Shard& s = ks.shard(i);
+    std::lock_guard lock(s.mu());
+    s.ForEach([&](const store::Object* o) {
+      if (o->expired(ctx.now.mono_ms)) return;
+      if (MatchesAll(pattern) || GlobMatch(pattern, o->key(), false)) {
+        keys.emplace_back(o->key());
+      }
+    });
+  }
+  ctx.out.ArrayHeader(keys.size());
+  for (const auto& k : keys) ctx.out.Bulk(k);
+}
+
+bool ParseCursor(std::string_view s, std::uint64_t* out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// SCAN walks keys in ascending order of their 64-bit hash (shards are ranges of it), so the
+// cursor is simply the next hash to visit: every key that exists for the whole scan is
+// returned once, even when tables are resized between calls (stronger than Redis's
+// "at least once").
+void ScanCommand(CommandContext& ctx) {
+  std::uint64_t cursor;
+  if (!ParseCursor(ctx.arg(1), &cursor)) {
+    ctx.out.Error(errors::kInvalidCursor);
+    return;
+  }
+  std::string_view pattern;
+  bool has_pattern = false;
+  std::string_view type;
+  bool has_type = false;
+  std::int64_t count = 10;
+  for (std::size_t j = 2; j < ctx.argc(); j += 2) {
+    std::string_view opt = ctx.arg(j);
+    bool has_value = j + 1 < ctx.argc();
+    if (EqualsNoCase(opt, "count") && has_value) {
+      if (!ParseInt64(ctx.arg(j + 1), &count)) {
+        ctx.out.Error(errors::kNotInteger);
+        return;
+      }
+      if (count < 1) {
+        ctx.out.Error(errors::kSyntax);
+        return;
+      }
+    } else if (EqualsNoCase(opt, "match") && has_value) {
+      pattern = ctx.arg(j + 1);
+      has_pattern = !MatchesAll(pattern);
+    } else if (EqualsNoCase(opt, "type") && has_value) {
+      type = ctx.arg(j + 1);
+      has_type = true;
+    } else {
+      ctx.out.Error(errors::kSyntax);
+      return;
+    }
+  }
+  store::Keyspace& ks = ctx.server.keyspace;
+  std::vector<std::pair<std::uint64_t, std::string>> batch;  // (hash, key) of visited keys
+  std::uint64_t next = cursor;
+  bool done = false;
+  const std::size_t want = static_cast<std::size_t>(count);
+  for (int i = ks.ShardIndex(cursor); i < ks.shard_count() && batch.size() < want; ++i) {
+    store::Shard& s = ks.shard(i);
+    std::vector<std::pair<std::uint64_t, std::string>> candidates;
+    {
+      std::lock_guard lock(s.mu());
+      s.ForEach([&](const store::Object* o) {
+        std::uint64_t h = store::HashKey(o->key());
+        if (h >= cursor) candidates.emplace_back(h, std::string(o->key()));
+      });
+    }
+    std::sort(candidates.begin(), candidates.end());
+    for (auto& c : candidates) {
+      // Never split keys of equal hash across two calls.
+      if (batch.size() >= want && c.first != batch.back().first) break;
+      batch.push_back(std::move(c));
+    }
+    if (i == ks.shard_count() - 1 && batch.size() <= want) done = true;
+  }
+  if (batch.size() < want) done = true;
+  if (!done && !batch.empty()) {
+    next = batch.back().first + 1;
+    if (next == 0) done = true;  // wrapped past the largest hash
+  }
+  if (done) next = 0;
+  if (!done && batch.empty()) next = 0;
+  ctx.out.ArrayHeader(2);
+  ctx.out.Bulk(std::to_string(next));
+  std::vector<std::string_view> keys;
+  for (auto& [h, key] : batch) {
+    if (has_pattern && !GlobMatch(pattern, key, false)) continue;
+    if (has_type && !EqualsNoCase(type, "string")) continue;
+    // Expired keys are filtered: check under the key's shard lock.
+    KeyRef k = Resolve(ks, key);
+    std::lock_guard lock(k.shard->mu());
+    if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr) continue;
+    keys.push_back(key);
+  }
+  ctx.out.ArrayHeader(keys.size());
+  for (auto k : keys) ctx.out.Bulk(k);
+}
+
+void DbSizeCommand(CommandContext& ctx) {
+  ctx.out.Integer(static_cast<std::int64_t>(ctx.server.keyspace.TotalKeys()));
+}
+
+void FlushCommand(CommandContext& ctx) {
+  if (ctx.argc() > 2 ||
+      (ctx.argc() == 2 && !EqualsNoCase(ctx.arg(1), "sync") && !EqualsNoCase(ctx.arg(1), "async"))) {
+    ctx.out.Error(errors::kSyntax);
+    return;
+  }
+  store::Keyspace& ks = ctx.server.keyspace;
+  for (int i = 0; i < ks.shard_count(); ++i) {
+    std::lock_guard lock(ks.shard(i).mu());
+    ks.shard(i).Clear();
+  }
+  ctx.out.Ok();
+}
+
+}  // namespace
+
+void RegisterKeyCommands(CommandTable& t) {
+  t.Add({.name = "del", .arity = -2, .flags = kCmdWrite, .first_key = 1, .last_key = -1,
+         .key_step = 1, .handler = DelCommand, .group = "generic",
+         .summary = "Deletes one or more keys.", .since = "1.0.0"});
+  t.Add({.name = "unlink", .arity = -2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+         .last_key = -1, .key_step = 1, .handler = DelCommand, .group = "generic",
+         .summary = "Asynchronously deletes one or more keys.", .since = "4.0.0"});
+  t.Add({.name = "exists", .arity = -2, .flags = kCmdReadonly | kCmdFast, .first_key = 1,
+         .last_key = -1, .key_step = 1, .handler = ExistsCommand, .group = "generic",
+         .summary = "Determines whether one or more keys exist.", .since = "1.0.0"});
+  t.Add({.name = "type", .arity = 2, .flags = kCmdReadonly | kCmdFast, .first_key = 1,
+         .last_key = 1, .key_step = 1, .handler = TypeCommand, .group = "generic",
+         .summary = "Determines the type of value stored at a key.", .since = "1.0.0"});
+  t.Add({.name = "keys", .arity = 2, .flags = kCmdReadonly, .handler = KeysCommand,
+         .group = "generic", .summary = "Returns all key names that match a pattern.",
+         .since = "1.0.0"});
+  t.Add({.name = "scan", .arity = -2, .flags = kCmdReadonly, .handler = ScanCommand,
+         .group = "generic", .summary = "Iterates over the key names in the database.",
+         .since = "2.8.0"});
+  t.Add({.name = "dbsize", .arity = 1, .flags = kCmdReadonly | kCmdFast,
+         .handler = DbSizeCommand, .group = "server",
+         .summary = "Returns the number of keys in the database.", .since = "1.0.0"});
+  t.Add({.name = "flushdb", .arity = -1, .flags = kCmdWrite, .handler = FlushCommand,
+         .group = "server", .summary = "Remove all keys from the current database.",
+         .since = "1.0.0"});
+  t.Add({.name = "flushall", .arity = -1, .flags = kCmdWrite, .handler = FlushCommand,
+         .group = "server", .summary = "Removes all keys from all databases.",
+         .since = "1.0.0"});
+}
+
+}  // namespace latch

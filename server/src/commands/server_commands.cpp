@@ -1,0 +1,252 @@
+// INFO, CONFIG GET/SET/RESETSTAT, TIME, DEBUG.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <string>
+
+#include "commands/arg_parse.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "config/config_get_set.h"
+#include "server_log.h"
+
+#ifndef LATCH_VERSION
+#define LATCH_VERSION "0.0.0"
+#endif
+
+namespace latch {
+namespace {
+
+std::size_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages_total = 0, pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+void Line(std::string* s, std::string_view key, const std::string& value) {
+  s->append(key);
+  s->push_back(':');
+  s->append(value);
+  s->append("\r\n");
+}
+
+void Line(std::string* s, std::string_view key, std::uint64_t value) {
+  Line(s, key, std::to_string(value));
+}
+
+std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sections) {
+  auto wants = [&](std::string_view name, bool in_default) {
+    if (sections.empty()) return in_default;
+    for (auto s : sections) {
+      if (EqualsNoCase(s, name) || EqualsNoCase(s, "all") || EqualsNoCase(s, "everything") ||
+          (in_default && EqualsNoCase(s, "default"))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ServerState& st = ctx.server;
+  std::string s;
+  std::int64_t uptime_ms = ctx.now.mono_ms - st.start_mono_ms;
+  if (wants("server", true)) {
+    s.append("# Server\r\n");
+    Line(&s, "redis_version", std::string("7.0.15"));
+    Line(&s, "latch_version", std::string(LATCH_VERSION));
+    Line(&s, "redis_mode", std::string("standalone"));
+    Line(&s, "os", std::string("Linux"));
+    Line(&s, "arch_bits", std::string("64"));
+    Line(&s, "multiplexing_api", std::string("epoll"));
+    Line(&s, "process_id", static_cast<std::uint64_t>(getpid()));
+    Line(&s, "run_id", st.run_id);
+    Line(&s, "tcp_port", static_cast<std::uint64_t>(st.tcp_port));
+    Line(&s, "server_time_usec", static_cast<std::uint64_t>(ctx.now.wall_us));
+    Line(&s, "uptime_in_seconds", static_cast<std::uint64_t>(uptime_ms / 1000));
+    Line(&s, "uptime_in_days", static_cast<std::uint64_t>(uptime_ms / 86400000));
+    Line(&s, "io_threads_active", static_cast<std::uint64_t>(st.io_threads > 1));
+    Line(&s, "io_threads", static_cast<std::uint64_t>(st.io_threads));
+    Line(&s, "shards", static_cast<std::uint64_t>(st.keyspace.shard_count()));
+    s.append("\r\n");
+  }
+  if (wants("clients", true)) {
+    s.append("# Clients\r\n");
+    Line(&s, "connected_clients", st.clients.count());
+    Line(&s, "maxclients", static_cast<std::uint64_t>(st.maxclients.load()));
+    Line(&s, "blocked_clients", std::uint64_t{0});
+    s.append("\r\n");
+  }
+  if (wants("memory", true)) {
+    struct mallinfo2 mi = mallinfo2();
+    std::size_t used = mi.uordblks + mi.hblkhd;
+    std::size_t rss = ResidentBytes();
+    s.append("# Memory\r\n");
+    Line(&s, "used_memory", used);
+    Line(&s, "used_memory_rss", rss);
+    Line(&s, "mem_allocator", std::string("libc"));
+    s.append("\r\n");
+  }
+  if (wants("persistence", true)) {
+    s.append("# Persistence\r\n");
+    Line(&s, "loading", std::uint64_t{0});
+    Line(&s, "async_loading", std::uint64_t{0});
+    Line(&s, "rdb_changes_since_last_save", std::uint64_t{0});
+    Line(&s, "aof_enabled", std::uint64_t{0});
+    s.append("\r\n");
+  }
+  if (wants("stats", true)) {
+    const Stats& x = st.stats;
+    s.append("# Stats\r\n");
+    Line(&s, "total_connections_received", x.total_connections.load());
+    Line(&s, "total_commands_processed", x.total_commands.load());
+    Line(&s, "total_net_input_bytes", x.net_input_bytes.load());
+    Line(&s, "total_net_output_bytes", x.net_output_bytes.load());
+    Line(&s, "rejected_connections", x.rejected_connections.load());
+    Line(&s, "expired_keys", st.keyspace.TotalExpired());
+    Line(&s, "keyspace_hits", x.keyspace_hits.load());
+    Line(&s, "keyspace_misses", x.keyspace_misses.load());
+    Line(&s, "total_error_replies", std::uint64_t{0});
+    Line(&s, "protocol_errors", x.protocol_errors.load());
+    s.append("\r\n");
+  }
+  if (wants("replication", true)) {
+    s.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n\r\n");
+  }
+  if (wants("keyspace", true)) {
+    s.append("# Keyspace\r\n");
+    std::size_t keys = st.keyspace.TotalKeys();
+    if (keys > 0) {
+      Line(&s, "db0", "keys=" + std::to_string(keys) +
+                          ",expires=" + std::to_string(st.keyspace.TotalExpires()) +
+                          ",avg_ttl=0");
+    }
+    s.append("\r\n");
+  }
+  // Redis ends the text without the blank line of the last section.
+  if (s.size() >= 2) s.resize(s.size() - 2);
+  return s;
+}
+
+void InfoCommand(CommandContext& ctx) { ctx.out.Verbatim(InfoText(ctx, ctx.args.subspan(1))); }
+
+void TimeCommand(CommandContext& ctx) {
+  ctx.out.ArrayHeader(2);
+  ctx.out.Bulk(std::to_string(ctx.now.wall_us / 1'000'000));
+  ctx.out.Bulk(std::to_string(ctx.now.wall_us % 1'000'000));
+}
+
+void ConfigGetCommand(CommandContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  {
+    std::lock_guard lock(ctx.server.options_mu);
+    pairs = config::ConfigGet(ctx.server.options, ctx.args.subspan(2));
+  }
+  ctx.out.MapHeader(pairs.size());
+  for (const auto& [k, v] : pairs) {
+    ctx.out.Bulk(k);
+    ctx.out.Bulk(v);
+  }
+}
+
+void ConfigSetCommand(CommandContext& ctx) {
+  auto args = ctx.args.subspan(2);
+  if (args.size() % 2 != 0) {
+    return ctx.out.Error("ERR wrong number of arguments for 'config|set' command");
+  }
+  std::string loglevel;
+  {
+    std::lock_guard lock(ctx.server.options_mu);
+    if (auto err = config::ConfigSet(ctx.server.options, args)) return ctx.out.Error(*err);
+    ctx.server.SyncHotOptions();
+    loglevel = ctx.server.options.loglevel;
+  }
+  ApplyLogLevel(loglevel);
+  ctx.out.Ok();
+}
+
+void ConfigResetStatCommand(CommandContext& ctx) {
+  Stats& x = ctx.server.stats;
+  x.total_commands = 0;
+  x.keyspace_hits = 0;
+  x.keyspace_misses = 0;
+  x.net_input_bytes = 0;
+  x.net_output_bytes = 0;
+  x.rejected_connections = 0;
+  x.protocol_errors = 0;
+  ctx.out.Ok();
+}
+
+// DEBUG exists only with enable-debug-command yes (or local): it can freeze the server.
+void DebugCommand(CommandContext& ctx) {
+  bool allowed;
+  {
+    std::lock_guard lock(ctx.server.options_mu);
+    allowed = ctx.server.options.enable_debug_command;
+    if (!allowed && ctx.server.options.enable_debug_command_local) {
+      std::lock_guard clock(ctx.server.clients.mu);
+      const std::string& a = ctx.session.info->addr;
+      allowed = a.starts_with("127.") || a.starts_with("::1");
+    }
+  }
+  if (!allowed) {
+    return ctx.out.Error(
+        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+        "you can run it from a local connection, otherwise you need to set this option in the "
+        "configuration file, and then restart the server.");
+  }
+  std::string_view sub = ctx.arg(1);
+  if (EqualsNoCase(sub, "advance-clock") && ctx.argc() == 3) {
+    // Moves an injected ManualClock; refused on the system clock.
+    auto* manual = dynamic_cast<ManualClock*>(ctx.server.clock.get());
+    std::int64_t ms;
+    if (manual == nullptr) return ctx.out.Error("ERR the server runs on the system clock");
+    if (!ParseInt64(ctx.arg(2), &ms) || ms < 0) return ctx.out.Error(errors::kNotInteger);
+    manual->advance(ms);
+    return ctx.out.Ok();
+  }
+  if (EqualsNoCase(sub, "sleep") && ctx.argc() == 3) {
+    std::int64_t sec;
+    if (!ParseInt64(ctx.arg(2), &sec) || sec < 0 || sec > 60) {
+      return ctx.out.Error(errors::kNotInteger);
+    }
+    usleep(static_cast<useconds_t>(sec * 1'000'000));
+    return ctx.out.Ok();
+  }
+  ctx.out.Error("ERR unknown subcommand '" + std::string(sub) + "'. Try DEBUG HELP.");
+}
+
+CommandSpec ConfigSub(std::string name, int arity, CommandHandler h, std::string_view summary,
+                      std::string_view since) {
+  return CommandSpec{.name = std::move(name), .arity = arity,
+                     .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, .handler = h,
+                     .group = "server", .summary = summary, .since = since};
+}
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable& t) {
+  t.Add({.name = "info", .arity = -1, .flags = kCmdLoading | kCmdStale, .handler = InfoCommand,
+         .group = "server", .summary = "Returns information and statistics about the server.",
+         .since = "1.0.0"});
+  t.Add({.name = "time", .arity = 1, .flags = kCmdFast | kCmdLoading | kCmdStale,
+         .handler = TimeCommand, .group = "server", .summary = "Returns the server time.",
+         .since = "2.6.0"});
+  t.Add({.name = "debug", .arity = -2, .flags = kCmdAdmin | kCmdNoScript | kCmdLoading,
+         .handler = DebugCommand, .group = "server",
+         .summary = "A container for debugging commands.", .since = "1.0.0"});
+  CommandSpec config{.name = "config", .arity = -2, .group = "server",
+                     .summary = "A container for server configuration commands.",
+                     .since = "2.0.0"};
+  config.subcommands.push_back(ConfigSub("config|get", -3, ConfigGetCommand,
+                                         "Returns the effective values of configuration "
+                                         "parameters.", "2.0.0"));
+  config.subcommands.push_back(ConfigSub("config|set", -4, ConfigSetCommand,
+                                         "Sets configuration parameters in-flight.", "2.0.0"));
+  config.subcommands.push_back(ConfigSub("config|resetstat", 2, ConfigResetStatCommand,
+                                         "Resets the server's statistics.", "2.0.0"));
+  t.Add(std::move(config));
+}
+
+}  // namespace latch

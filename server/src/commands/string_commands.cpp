@@ -1,0 +1,248 @@
+// SET, SETNX, GET, GETDEL, MGET, INCR/INCRBY/DECR/DECRBY: Redis 7 string semantics.
+#include <charconv>
+#include <climits>
+#include <mutex>
+
+#include "commands/arg_parse.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/key_lock.h"
+
+namespace latch {
+namespace {
+
+enum SetFlags : unsigned {
+  kNx = 1, kXx = 2, kGet = 4, kKeepTtl = 8, kEx = 16, kPx = 32, kExAt = 64, kPxAt = 128,
+};
+constexpr unsigned kAnyExpire = kEx | kPx | kExAt | kPxAt;
+
+struct SetArgs {
+  unsigned flags = 0;
+  std::string_view expire;
+  std::int64_t deadline_mono = 0;  // resolved deadline when an expire option was given
+};
+
+// Parses SET's options (Redis's parseExtendedStringArgumentsOrReply rules: any order,
+// case-insensitive, a repeated expire option of the same kind is allowed and the last wins).
+// Replies the error and returns false on failure.
+bool ParseSetArgs(CommandContext& ctx, SetArgs* a) {
+  unsigned& f = a->flags;
+  for (std::size_t j = 3; j < ctx.argc(); ++j) {
+    std::string_view opt = ctx.arg(j);
+    bool has_next = j + 1 < ctx.argc();
+    if (EqualsNoCase(opt, "nx") && !(f & kXx)) {
+      f |= kNx;
+    } else if (EqualsNoCase(opt, "xx") && !(f & kNx)) {
+      f |= kXx;
+    } else if (EqualsNoCase(opt, "get")) {
+      f |= kGet;
+    } else if (EqualsNoCase(opt, "keepttl") && !(f & kAnyExpire)) {
+      f |= kKeepTtl;
+    } else if (has_next && !(f & kKeepTtl) &&
+               ((EqualsNoCase(opt, "ex") && !(f & (kAnyExpire & ~kEx))) ||
+                (EqualsNoCase(opt, "px") && !(f & (kAnyExpire & ~kPx))) ||
+                (EqualsNoCase(opt, "exat") && !(f & (kAnyExpire & ~kExAt))) ||
+                (EqualsNoCase(opt, "pxat") && !(f & (kAnyExpire & ~kPxAt))))) {
+      unsigned which = EqualsNoCase(opt, "ex")     ? kEx
+                       : EqualsNoCase(opt, "px")   ? kPx
+                       : EqualsNoCase(opt, "exat") ? kExAt
+                                                   : kPxAt;
+      f |= which;
+      a->expire = ctx.arg(++j);
+    } else {
+      ctx.out.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (!(f & kAnyExpire)) return true;
+  std::int64_t v;
+  if (!ParseInt64(a->expire, &v)) {
+    ctx.out.Error(errors::kNotInteger);
+    return false;
+  }
+  bool seconds = f & (kEx | kExAt);
+  if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
+    ctx.out.Error("ERR invalid expire time in 'set' command");
+    return false;
+  }
+  if (seconds) v *= 1000;
+  if (f & (kEx | kPx)) {
+    if (v > LLONG_MAX - ctx.now.wall_ms) {
+      ctx.out.Error("ERR invalid expire time in 'set' command");
+      return false;
+    }
+    a->deadline_mono = ctx.now.mono_ms + v;
+  } else {
+    // Absolute Unix time: converted once, against this command's snapshot.
+    a->deadline_mono = ctx.now.WallToMono(v);
+    if (a->deadline_mono <= 0) a->deadline_mono = 1;  // already in the past
+  }
+  return true;
+}
+
+void SetCommand(CommandContext& ctx) {
+  SetArgs a;
+  if (!ParseSetArgs(ctx, &a)) return;
+  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
+  std::lock_guard lock(k.shard->mu());
+  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  if (a.flags & kGet) {
+    if (o == nullptr) {
+      ctx.out.Null();
+    } else {
+      ctx.out.Bulk(o->value());
+    }
+  }
+  if (((a.flags & kNx) && o != nullptr) || ((a.flags & kXx) && o == nullptr)) {
+    if (!(a.flags & kGet)) ctx.out.Null();
+    return;
+  }
+  o = k.shard->Set(o, k.key, ctx.arg(2), a.flags & kKeepTtl);
+  if (a.flags & kAnyExpire) k.shard->SetDeadline(o, a.deadline_mono);
+  if (!(a.flags & kGet)) ctx.out.Ok();
+}
+
+void SetNxCommand(CommandContext& ctx) {
+  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
+  std::lock_guard lock(k.shard->mu());
+  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  if (o != nullptr) {
+    ctx.out.Integer(0);
+    return;
+  }
+  k.shard->Set(nullptr, k.key, ctx.arg(2), false);
+  ctx.out.Integer(1);
+}
+
+void CountHit(CommandContext& ctx, bool hit) {
+  (hit ? ctx.server.stats.keyspace_hits : ctx.server.stats.keyspace_misses)
+      .fetch_add(1, std::memory_order_relaxed);
+}
+
+void GetCommand(CommandContext& ctx) {
+  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
+  std::lock_guard lock(k.shard->mu());
+  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  CountHit(ctx, o != nullptr);
+  if (o == nullptr) {
+    ctx.out.Null();
+  } else {
+    ctx.out.Bulk(o->value());
+  }
+}
+
+void GetDelCommand(CommandContext& ctx) {
+  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
+  std::lock_guard lock(k.shard->mu());
+  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  CountHit(ctx, o != nullptr);
+  if (o == nullptr) {
+    ctx.out.Null();
+    return;
+  }
+  ctx.out.Bulk(o->value());
+  k.shard->Erase(o);
+}
+
+void MGetCommand(CommandContext& ctx) {
+  MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
+  ctx.out.ArrayHeader(lock.refs().size());
+  for (const KeyRef& k : lock.refs()) {
+    store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+    CountHit(ctx, o != nullptr);
+    if (o == nullptr) {
+      ctx.out.Null();
+    } else {
+      ctx.out.Bulk(o->value());
+    }
+  }
+}
+
+// INCRBY and friends: the value must parse as int64; the TTL is kept.
+void IncrBy(CommandContext& ctx, std::int64_t delta) {
+  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
+  std::lock_guard lock(k.shard->mu());
+  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  std::int64_t cur = 0;
+  if (o != nullptr && !ParseInt64(o->value(), &cur)) {
+    ctx.out.Error(errors::kNotInteger);
+    return;
+  }
+  if ((delta < 0 && cur < 0 && delta < LLONG_MIN - cur) ||
+      (delta > 0 && cur > 0 && delta > LLONG_MAX - cur)) {
+    ctx.out.Error(errors::kOverflow);
+    return;
+  }
+  std::int64_t next = cur + delta;
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), next);
+  (void)ec;
+  k.shard->Set(o, k.key, std::string_view(buf, static_cast<std::size_t>(end - buf)), true);
+  ctx.out.Integer(next);
+}
+
+void IncrCommand(CommandContext& ctx) { IncrBy(ctx, 1); }
+void DecrCommand(CommandContext& ctx) { IncrBy(ctx, -1); }
+
+void IncrByCommand(CommandContext& ctx) {
+  std::int64_t d;
+  if (!ParseInt64(ctx.arg(2), &d)) {
+    ctx.out.Error(errors::kNotInteger);
+    return;
+  }
+  IncrBy(ctx, d);
+}
+
+void DecrByCommand(CommandContext& ctx) {
+  std::int64_t d;
+  if (!ParseInt64(ctx.arg(2), &d)) {
+    ctx.out.Error(errors::kNotInteger);
+    return;
+  }
+  if (d == LLONG_MIN) {
+    ctx.out.Error(errors::kDecrOverflow);
+    return;
+  }
+  IncrBy(ctx, -d);
+}
+
+}  // namespace
+
+void RegisterStringCommands(CommandTable& t) {
+  const auto w = kCmdWrite | kCmdDenyOom;
+  const auto r = kCmdReadonly | kCmdFast;
+  t.Add({.name = "set", .arity = -3, .flags = w, .first_key = 1, .last_key = 1, .key_step = 1,
+         .handler = SetCommand, .group = "string",
+         .summary = "Sets the string value of a key, ignoring its type. The key is created if "
+                    "it doesn't exist.",
+         .since = "1.0.0"});
+  t.Add({.name = "setnx", .arity = 3, .flags = w | kCmdFast, .first_key = 1, .last_key = 1,
+         .key_step = 1, .handler = SetNxCommand, .group = "string",
+         .summary = "Set the string value of a key only when the key doesn't exist.",
+         .since = "1.0.0"});
+  t.Add({.name = "get", .arity = 2, .flags = r, .first_key = 1, .last_key = 1, .key_step = 1,
+         .handler = GetCommand, .group = "string",
+         .summary = "Returns the string value of a key.", .since = "1.0.0"});
+  t.Add({.name = "getdel", .arity = 2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+         .last_key = 1, .key_step = 1, .handler = GetDelCommand, .group = "string",
+         .summary = "Returns the string value of a key after deleting the key.",
+         .since = "6.2.0"});
+  t.Add({.name = "mget", .arity = -2, .flags = r, .first_key = 1, .last_key = -1,
+         .key_step = 1, .handler = MGetCommand, .group = "string",
+         .summary = "Atomically returns the string values of one or more keys.",
+         .since = "1.0.0"});
+  t.Add({.name = "incr", .arity = 2, .flags = w | kCmdFast, .first_key = 1, .last_key = 1,
+         .key_step = 1, .handler = IncrCommand, .group = "string",
+         .summary = "Increments the integer value of a key by one.", .since = "1.0.0"});
+  t.Add({.name = "decr", .arity = 2, .flags = w | kCmdFast, .first_key = 1, .last_key = 1,
+         .key_step = 1, .handler = DecrCommand, .group = "string",
+         .summary = "Decrements the integer value of a key by one.", .since = "1.0.0"});
+  t.Add({.name = "incrby", .arity = 3, .flags = w | kCmdFast, .first_key = 1, .last_key = 1,
+         .key_step = 1, .handler = IncrByCommand, .group = "string",
+         .summary = "Increments the integer value of a key by a number.", .since = "1.0.0"});
+  t.Add({.name = "decrby", .arity = 3, .flags = w | kCmdFast, .first_key = 1, .last_key = 1,
+         .key_step = 1, .handler = DecrByCommand, .group = "string",
+         .summary = "Decrements a number from the integer value of a key.", .since = "1.0.0"});
+}
+
+}  // namespace latch

@@ -1,0 +1,170 @@
+#include "net/connection.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/write.hpp>
+
+#include "commands/errors.h"
+#include "net/worker.h"
+
+namespace latch {
+namespace {
+constexpr std::size_t kReadChunk = 16 * 1024;
+// A buffer that grew for one big request shrinks back once it is drained.
+constexpr std::size_t kShrinkAbove = 1024 * 1024;
+}  // namespace
+
+Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
+                       std::shared_ptr<ClientInfo> info)
+    : socket_(std::move(socket)), state_(state), worker_(worker), writer_(&out_, 2) {
+  session_.info = std::move(info);
+  session_.authenticated = !state_.auth_required.load();
+  parser_authenticated_ = session_.authenticated;
+  UpdateParserLimits();
+  rbuf_.resize(kReadChunk);
+}
+
+Connection::~Connection() { state_.clients.Remove(session_.info->id); }
+
+void Connection::Start() {
+  boost::system::error_code ec;
+  socket_.set_option(boost::asio::ip::tcp::no_delay(true), ec);
+  auto remote = socket_.remote_endpoint(ec);
+  auto local = socket_.local_endpoint(ec);
+  {
+    std::lock_guard lock(state_.clients.mu);
+    session_.info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
+    session_.info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
+    session_.info->fd = socket_.native_handle();
+  }
+  std::int64_t now = state_.clock->MonoMs();
+  session_.info->created_ms = now;
+  session_.info->last_interaction_ms = now;
+  worker_.Register(this);
+  DoRead();
+}
+
+void Connection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  worker_.Unregister(this);
+  boost::system::error_code ec;
+  socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+}
+
+void Connection::CloseIfIdle(std::int64_t now_ms, int timeout_s) {
+  if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
+    spdlog::debug("Closing idle client id={}", session_.info->id);
+    Close();
+  }
+}
+
+void Connection::UpdateParserLimits() {
+  protocol::ParserLimits limits;
+  limits.max_bulk_len = state_.proto_max_bulk_len.load();
+  limits.authenticated = session_.authenticated;
+  parser_.set_limits(limits);
+  parser_authenticated_ = session_.authenticated;
+}
+
+void Connection::DoRead() {
+  if (closed_) return;
+  // Make room: drop consumed bytes, then grow for a large request in progress.
+  if (rstart_ == rend_) {
+    rstart_ = rend_ = 0;
+    if (rbuf_.size() > kShrinkAbove) {
+      rbuf_.resize(kReadChunk);
+      rbuf_.shrink_to_fit();
+    }
+  } else if (rstart_ > 0 && rbuf_.size() - rend_ < kReadChunk) {
+    std::memmove(rbuf_.data(), rbuf_.data() + rstart_, rend_ - rstart_);
+    rend_ -= rstart_;
+    rstart_ = 0;
+  }
+  std::size_t want = std::max(kReadChunk, parser_.bytes_wanted());
+  if (rbuf_.size() - rend_ < want) rbuf_.resize(rend_ + want);
+  socket_.async_read_some(
+      boost::asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
+      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+        self->OnRead(ec, n);
+      });
+}
+
+void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
+  if (ec || closed_) {
+    Close();
+    return;
+  }
+  rend_ += n;
+  state_.stats.net_input_bytes.fetch_add(n, std::memory_order_relaxed);
+  session_.info->last_interaction_ms.store(state_.clock->MonoMs(), std::memory_order_relaxed);
+  ProcessInput();
+  if (closed_) return;
+  if (!session_.close_after_reply &&
+      rend_ - rstart_ > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
+    spdlog::warn("Closing client id={} that reached max query buffer length",
+                 session_.info->id);
+    Close();
+    return;
+  }
+  if (!out_.empty()) {
+    DoWrite();
+  } else if (session_.close_after_reply) {
+    Close();
+  } else {
+    DoRead();
+  }
+}
+
+void Connection::ProcessInput() {
+  while (rstart_ < rend_ && !session_.close_after_reply) {
+    if (parser_authenticated_ != session_.authenticated) UpdateParserLimits();
+    std::string_view pending(rbuf_.data() + rstart_, rend_ - rstart_);
+    switch (parser_.Parse(pending)) {
+      case protocol::RequestParser::Result::kNeedMore:
+        return;
+      case protocol::RequestParser::Result::kEmpty:
+        rstart_ += parser_.consumed();
+        break;
+      case protocol::RequestParser::Result::kCommand:
+        Execute(parser_.args());
+        rstart_ += parser_.consumed();
+        break;
+      case protocol::RequestParser::Result::kError:
+        writer_.Error(parser_.error());
+        state_.stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+        spdlog::debug("Protocol error ({}) from client id={}", parser_.error(),
+                      session_.info->id);
+        session_.close_after_reply = true;
+        return;
+    }
+  }
+}
+
+void Connection::Execute(std::span<const std::string_view> args) {
+  CommandContext ctx{args, writer_, session_, state_, state_.clock->Now()};
+  state_.commands->Dispatch(ctx);
+  state_.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Connection::DoWrite() {
+  state_.stats.net_output_bytes.fetch_add(out_.size(), std::memory_order_relaxed);
+  boost::asio::async_write(
+      socket_, boost::asio::buffer(out_),
+      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+        if (ec || self->closed_) {
+          self->Close();
+          return;
+        }
+        self->out_.clear();
+        if (self->out_.capacity() > kShrinkAbove) self->out_.shrink_to_fit();
+        if (self->session_.close_after_reply) {
+          self->Close();
+        } else {
+          self->DoRead();
+        }
+      });
+}
+
+}  // namespace latch

@@ -1,0 +1,73 @@
+#include "net/worker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <mutex>
+
+#include "net/connection.h"
+
+namespace latch {
+namespace {
+// Keys reclaimed per shard before its lock is released and other work can run.
+constexpr std::size_t kExpireBudgetPerShard = 1000;
+}  // namespace
+
+Worker::Worker(int index, ServerState& state) : index_(index), state_(state), timer_(ctx_) {}
+
+void Worker::Start(std::vector<int> shards) {
+  shards_ = std::move(shards);
+  ScheduleTick(std::chrono::milliseconds(1));
+  thread_ = std::thread([this] {
+    auto guard = boost::asio::make_work_guard(ctx_);
+    (void)guard;
+    ctx_.run();
+  });
+}
+
+void Worker::ScheduleTick(std::chrono::milliseconds delay) {
+  timer_.expires_after(delay);
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !stopping_) Tick();
+  });
+}
+
+// Active expiry: reclaim due keys of every owned shard in bounded steps; when a shard still
+// has due keys after its budget, run again right away (behind queued I/O) instead of waiting
+// a full period. Also closes idle clients when `timeout` is set.
+void Worker::Tick() {
+  std::int64_t now = state_.clock->MonoMs();
+  bool more = false;
+  for (int i : shards_) {
+    store::Shard& s = state_.keyspace.shard(i);
+    std::lock_guard lock(s.mu());
+    if (s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) more = true;
+  }
+  int timeout = state_.timeout.load();
+  if (timeout > 0) {
+    std::vector<Connection*> conns(connections_.begin(), connections_.end());
+    for (Connection* c : conns) c->CloseIfIdle(now, timeout);
+  }
+  int hz = 10;
+  {
+    std::lock_guard lock(state_.options_mu);
+    hz = std::clamp(state_.options.hz, 1, 500);
+  }
+  ScheduleTick(more ? std::chrono::milliseconds(0) : std::chrono::milliseconds(1000 / hz));
+}
+
+void Worker::Shutdown() {
+  boost::asio::post(ctx_, [this] {
+    stopping_ = true;
+    timer_.cancel();
+    std::vector<Connection*> conns(connections_.begin(), connections_.end());
+    for (Connection* c : conns) c->Close();
+    ctx_.stop();
+  });
+}
+
+void Worker::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace latch

@@ -1,0 +1,167 @@
+// latch::Server: binds the listener, starts the workers, hands each accepted socket to a
+// worker round-robin, and shuts everything down in order.
+#include "latch/server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <bit>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "net/connection.h"
+#include "net/worker.h"
+#include "server_state.h"
+
+namespace latch {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+int ResolveThreads(int configured) {
+  if (configured > 0) return configured;
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+int ResolveShards(int configured, int threads) {
+  if (configured > 0) return configured;
+  return static_cast<int>(std::bit_ceil(static_cast<unsigned>(threads * 16)));
+}
+}  // namespace
+
+class ServerImpl {
+ public:
+  explicit ServerImpl(Options o)
+      : clock_(o.clock ? o.clock : std::make_shared<SystemClock>()),
+        threads_(ResolveThreads(o.io_threads)),
+        shards_(ResolveShards(o.shards, threads_)),
+        state_(std::move(o), clock_, shards_, threads_),
+        acceptor_(accept_ctx_) {
+    state_.commands = &table_;
+  }
+
+  ~ServerImpl() { Stop(); }
+
+  int Start() {
+    std::lock_guard lock(mu_);
+    if (running_) return state_.tcp_port;
+    std::string bind;
+    int port;
+    {
+      std::lock_guard olock(state_.options_mu);
+      bind = state_.options.bind;
+      port = state_.options.port;
+    }
+    boost::system::error_code ec;
+    auto addr = asio::ip::make_address(bind, ec);
+    if (ec) throw std::runtime_error("invalid bind address '" + bind + "'");
+    tcp::endpoint ep(addr, static_cast<unsigned short>(port));
+    acceptor_.open(ep.protocol(), ec);
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(ep, ec);
+    if (!ec) acceptor_.listen(511, ec);
+    if (ec) {
+      acceptor_.close();
+      throw std::runtime_error("Could not create server TCP listening socket " + bind + ":" +
+                               std::to_string(port) + ": " + ec.message());
+    }
+    state_.tcp_port = acceptor_.local_endpoint().port();
+    for (int i = 0; i < threads_; ++i) workers_.push_back(std::make_unique<Worker>(i, state_));
+    for (int i = 0; i < threads_; ++i) {
+      std::vector<int> shards;
+      for (int s = i; s < state_.keyspace.shard_count(); s += threads_) shards.push_back(s);
+      workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
+    }
+    Accept();
+    accept_thread_ = std::thread([this] { accept_ctx_.run(); });
+    running_ = true;
+    spdlog::info("Listening on {}:{} with {} io-threads and {} shards", bind, state_.tcp_port,
+                 threads_, state_.keyspace.shard_count());
+    return state_.tcp_port;
+  }
+
+  void Stop() {
+    std::unique_lock lock(mu_);
+    if (!running_) return;
+    running_ = false;
+    asio::post(accept_ctx_, [this] {
+      boost::system::error_code ec;
+      acceptor_.close(ec);
+      accept_ctx_.stop();
+    });
+    if (accept_thread_.joinable()) accept_thread_.join();
+    for (auto& w : workers_) w->Shutdown();
+    for (auto& w : workers_) w->Join();
+    workers_.clear();
+    stopped_.notify_all();
+  }
+
+  void Wait() {
+    std::unique_lock lock(mu_);
+    stopped_.wait(lock, [this] { return !running_; });
+  }
+
+  int port() const { return state_.tcp_port; }
+  const Clock& clock() const { return *clock_; }
+
+ private:
+  void Accept() {
+    Worker& w = *workers_[next_worker_];
+    next_worker_ = (next_worker_ + 1) % workers_.size();
+    acceptor_.async_accept(w.context(), [this, &w](const boost::system::error_code& ec,
+                                                   tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+      if (!ec) OnAccept(w, std::move(socket));
+      Accept();
+    });
+  }
+
+  void OnAccept(Worker& w, tcp::socket socket) {
+    state_.stats.total_connections.fetch_add(1, std::memory_order_relaxed);
+    auto info = state_.clients.Add(state_.maxclients.load());
+    if (!info) {
+      // Redis replies the error on the new socket and closes it.
+      state_.stats.rejected_connections.fetch_add(1, std::memory_order_relaxed);
+      std::string msg = "-" + std::string(errors::kMaxClients) + "\r\n";
+      boost::system::error_code ec;
+      socket.non_blocking(true, ec);
+      socket.write_some(asio::buffer(msg), ec);
+      socket.close(ec);
+      return;
+    }
+    asio::post(w.context(), [this, &w, s = std::move(socket), info]() mutable {
+      auto c = std::make_shared<Connection>(std::move(s), state_, w, std::move(info));
+      c->Start();
+    });
+  }
+
+  std::shared_ptr<Clock> clock_;
+  int threads_;
+  int shards_;
+  CommandTable table_;
+  ServerState state_;
+  asio::io_context accept_ctx_;
+  tcp::acceptor acceptor_;
+  std::thread accept_thread_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::size_t next_worker_ = 0;
+  std::mutex mu_;
+  std::condition_variable stopped_;
+  bool running_ = false;
+};
+
+Server::Server(Options options) : impl_(std::make_unique<ServerImpl>(std::move(options))) {}
+Server::~Server() = default;
+int Server::start() { return impl_->Start(); }
+void Server::stop() { impl_->Stop(); }
+void Server::wait() { impl_->Wait(); }
+int Server::port() const { return impl_->port(); }
+const Clock& Server::clock() const { return impl_->clock(); }
+
+}  // namespace latch

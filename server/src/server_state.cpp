@@ -1,0 +1,67 @@
+#include "server_state.h"
+
+#include <random>
+
+namespace latch {
+
+std::shared_ptr<ClientInfo> ClientRegistry::Add(int maxclients) {
+  std::size_t n = count_.fetch_add(1) + 1;
+  if (n > static_cast<std::size_t>(maxclients)) {
+    count_.fetch_sub(1);
+    return nullptr;
+  }
+  auto info = std::make_shared<ClientInfo>();
+  info->id = next_id_.fetch_add(1);
+  std::lock_guard lock(mu);
+  clients_.emplace(info->id, info);
+  return info;
+}
+
+void ClientRegistry::Remove(std::int64_t id) {
+  std::lock_guard lock(mu);
+  if (clients_.erase(id) != 0) count_.fetch_sub(1);
+}
+
+namespace {
+std::string RandomHex(std::size_t n) {
+  std::random_device rd;
+  std::mt19937_64 gen(rd());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s(n, '0');
+  for (char& c : s) c = kHex[gen() & 15];
+  return s;
+}
+}  // namespace
+
+ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_count, int threads)
+    : options(std::move(opts)),
+      clock(std::move(clk)),
+      keyspace(shard_count, clock->MonoMs()),
+      io_threads(threads),
+      start_mono_ms(clock->MonoMs()),
+      run_id(RandomHex(40)) {
+  SyncHotOptions();
+}
+
+void ServerState::SyncHotOptions() {
+  proto_max_bulk_len = options.proto_max_bulk_len;
+  client_query_buffer_limit = options.client_query_buffer_limit;
+  maxclients = options.maxclients;
+  timeout = options.timeout;
+  auth_required = !options.requirepass.empty();
+}
+
+bool ServerState::CheckPassword(std::string_view pass) {
+  std::lock_guard lock(options_mu);
+  // Compare every byte whatever the mismatch position, as Redis's time-independent compare.
+  const std::string& want = options.requirepass;
+  if (want.empty()) return false;
+  unsigned diff = want.size() != pass.size();
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    diff |= static_cast<unsigned>(want[i]) ^
+            static_cast<unsigned>(i < pass.size() ? pass[i] : ~want[i]);
+  }
+  return diff == 0;
+}
+
+}  // namespace latch

@@ -1,0 +1,89 @@
+#pragma once
+// State shared by every worker thread: options, keyspace, statistics, client registry.
+// Passed to command handlers through CommandContext; nothing here is global.
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "latch/clock.h"
+#include "latch/options.h"
+#include "store/keyspace.h"
+
+namespace latch {
+
+class CommandTable;
+
+struct Stats {
+  std::atomic<std::uint64_t> total_connections{0};
+  std::atomic<std::uint64_t> rejected_connections{0};
+  std::atomic<std::uint64_t> total_commands{0};
+  std::atomic<std::uint64_t> keyspace_hits{0};
+  std::atomic<std::uint64_t> keyspace_misses{0};
+  std::atomic<std::uint64_t> net_input_bytes{0};
+  std::atomic<std::uint64_t> net_output_bytes{0};
+  std::atomic<std::uint64_t> protocol_errors{0};
+};
+
+// What CLIENT LIST / CLIENT INFO show of a connection. The owning connection writes the
+// plain fields under ClientRegistry::mu; others read them under it.
+struct ClientInfo {
+  std::int64_t id = 0;
+  std::string addr;   // ip:port of the peer
+  std::string laddr;  // ip:port of our side
+  int fd = -1;
+  std::int64_t created_ms = 0;  // monotonic
+  std::atomic<std::int64_t> last_interaction_ms{0};
+  std::string name, lib_name, lib_ver;
+  std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
+  std::atomic<int> proto{2};
+};
+
+class ClientRegistry {
+ public:
+  // Returns nullptr when maxclients is reached.
+  std::shared_ptr<ClientInfo> Add(int maxclients);
+  void Remove(std::int64_t id);
+  std::size_t count() const { return count_.load(); }
+  template <class Fn>
+  void ForEach(Fn&& fn) {
+    std::lock_guard lock(mu);
+    for (auto& [id, info] : clients_) fn(*info);
+  }
+  std::mutex mu;
+
+ private:
+  std::atomic<std::int64_t> next_id_{1};
+  std::atomic<std::size_t> count_{0};
+  std::map<std::int64_t, std::shared_ptr<ClientInfo>> clients_;
+};
+
+struct ServerState {
+  ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_count, int threads);
+
+  // Options may change at run time (CONFIG SET): read and write them under options_mu.
+  std::mutex options_mu;
+  Options options;
+  std::shared_ptr<Clock> clock;
+  store::Keyspace keyspace;
+  Stats stats;
+  ClientRegistry clients;
+  const CommandTable* commands = nullptr;
+  int io_threads;
+  int tcp_port = 0;
+  std::int64_t start_mono_ms;
+  std::string run_id;
+  // Values read on every request, mirrored from options for lock-free access.
+  std::atomic<std::int64_t> proto_max_bulk_len;
+  std::atomic<std::int64_t> client_query_buffer_limit;
+  std::atomic<int> maxclients;
+  std::atomic<int> timeout;
+  std::atomic<bool> auth_required;
+
+  void SyncHotOptions();  // call under options_mu after changing options
+  bool CheckPassword(std::string_view pass);
+};
+
+}  // namespace latch

@@ -1,0 +1,36 @@
+#pragma once
+// The whole keyspace: a power-of-two number of shards, chosen by the top bits of the key's
+// 64-bit hash. Ordering shards by those top bits makes (hash) a global order of the keys,
+// which is what SCAN's cursor walks: a key present for a whole SCAN is returned at least
+// once however the tables grow or shrink in between.
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "store/shard.h"
+
+namespace latch::store {
+
+class Keyspace {
+ public:
+  Keyspace(int shard_count, std::int64_t now_ms);
+
+  int shard_count() const { return static_cast<int>(shards_.size()); }
+  Shard& shard(int i) { return *shards_[static_cast<std::size_t>(i)]; }
+  int ShardIndex(std::uint64_t hash) const {
+    return shift_ >= 64 ? 0 : static_cast<int>(hash >> shift_);
+  }
+  Shard& ShardFor(std::uint64_t hash) { return shard(ShardIndex(hash)); }
+
+  // Sum over shards, each read under its lock.
+  std::size_t TotalKeys();
+  std::size_t TotalExpires();
+  std::uint64_t TotalExpired();
+
+ private:
+  std::vector<std::unique_ptr<Shard>> shards_;
+  unsigned shift_;
+};
+
+}  // namespace latch::store

@@ -1,0 +1,83 @@
+#include "store/shard.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace latch::store {
+
+std::uint64_t HashKey(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
+
+std::size_t ObjectHash::operator()(std::string_view key) const { return HashKey(key); }
+
+Shard::Shard(std::int64_t now_ms) : wheel_(now_ms) {}
+
+Shard::~Shard() { Clear(); }
+
+Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+  auto it = set_.find(key, hash);
+  if (it == set_.end()) return nullptr;
+  Object* o = *it;
+  if (o->expired(now_ms)) {
+    set_.erase(it);
+    wheel_.Cancel(o);
+    Object::Destroy(o);
+    ++expired_total_;
+    return nullptr;
+  }
+  return o;
+}
+
+Object* Shard::Set(Object* existing, std::string_view key, std::string_view value,
+                   bool keep_ttl) {
+  if (existing == nullptr) {
+    Object* o = Object::Create(key, value);
+    set_.insert(o);
+    return o;
+  }
+  std::int64_t deadline = existing->deadline;
+  Object* o = Object::Assign(existing, value);
+  if (o != existing) {
+    // The block moved: swap the pointer in the set and the node on the wheel.
+    wheel_.Cancel(existing);
+    set_.erase(existing);
+    Object::Destroy(existing);
+    o->deadline = 0;
+    set_.insert(o);
+    if (keep_ttl && deadline != 0) wheel_.Schedule(o, deadline);
+  } else if (!keep_ttl && o->deadline != 0) {
+    wheel_.Cancel(o);
+    o->deadline = 0;
+  }
+  return o;
+}
+
+void Shard::SetDeadline(Object* o, std::int64_t deadline_ms) {
+  wheel_.Cancel(o);
+  o->deadline = 0;
+  if (deadline_ms != 0) wheel_.Schedule(o, deadline_ms);
+}
+
+void Shard::Erase(Object* o) {
+  wheel_.Cancel(o);
+  set_.erase(o);
+  Object::Destroy(o);
+}
+
+void Shard::Clear() {
+  for (Object* o : set_) {
+    wheel_.Cancel(o);
+    Object::Destroy(o);
+  }
+  set_.clear();
+}
+
+std::size_t Shard::ExpireDue(std::int64_t now_ms, std::size_t budget) {
+  return wheel_.Advance(now_ms, budget, [this](TimerNode* n) {
+    Object* o = static_cast<Object*>(n);
+    set_.erase(o);
+    Object::Destroy(o);
+    ++expired_total_;
+  });
+}
+
+}  // namespace latch::store

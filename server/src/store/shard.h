@@ -1,0 +1,81 @@
+#pragma once
+// One shard of the keyspace: a robin-hood hash set of Object pointers plus the timer wheel
+// of their TTLs. This is the Op layer: it never sees a socket or a reply; callers (the
+// command handlers) hold mu() around every call and pass one `now` per command.
+//
+// Expiry: every lookup checks the deadline (lazy expiry), so a key is never visible after
+// its deadline whatever the wheel's progress; ExpireDue() reclaims memory in bounded steps.
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string_view>
+
+#include <tsl/robin_set.h>
+
+#include "store/object.h"
+#include "store/timer_wheel.h"
+
+namespace latch::store {
+
+struct ObjectHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view key) const;
+  std::size_t operator()(const Object* o) const { return (*this)(o->key()); }
+};
+
+struct ObjectEq {
+  using is_transparent = void;
+  static std::string_view K(std::string_view s) { return s; }
+  static std::string_view K(const Object* o) { return o->key(); }
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return K(a) == K(b);
+  }
+};
+
+// 64-bit hash of a key: picks the shard (top bits), orders SCAN, indexes the set.
+std::uint64_t HashKey(std::string_view key);
+
+class Shard {
+ public:
+  explicit Shard(std::int64_t now_ms);
+  ~Shard();
+  Shard(const Shard&) = delete;
+  Shard& operator=(const Shard&) = delete;
+
+  std::mutex& mu() { return mu_; }
+
+  // The live object for key, or nullptr. An expired object found here is deleted.
+  Object* Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
+  // Creates or overwrites key. With keep_ttl the existing deadline stays, otherwise the key
+  // no longer expires (SET semantics). `existing` is Find()'s result for the same key and
+  // command (may be nullptr). Returns the object now holding the key.
+  Object* Set(Object* existing, std::string_view key, std::string_view value, bool keep_ttl);
+  // Sets (deadline > 0) or removes (0) the key's monotonic deadline.
+  void SetDeadline(Object* o, std::int64_t deadline_ms);
+  void Erase(Object* o);
+  void Clear();
+
+  // Reclaims up to `budget` keys whose deadline <= now. Returns how many.
+  std::size_t ExpireDue(std::int64_t now_ms, std::size_t budget);
+
+  std::size_t size() const { return set_.size(); }
+  std::size_t expires() const { return wheel_.size(); }
+  std::uint64_t expired_total() const { return expired_total_; }
+
+  template <class Fn>
+  void ForEach(Fn&& fn) const {
+    for (const Object* o : set_) fn(o);
+  }
+
+ private:
+  using Set_ = tsl::robin_set<Object*, ObjectHash, ObjectEq, std::allocator<Object*>, true>;
+  void Unlink(Object* o);
+
+  std::mutex mu_;
+  Set_ set_;
+  TimerWheel wheel_;
+  std::uint64_t expired_total_ = 0;
+};
+
+}  // namespace latch::store
