@@ -1,0 +1,159 @@
+#include "latch/client.h"
+
+#include <boost/asio/post.hpp>
+#include <future>
+#include <random>
+
+#include "await.h"
+#include "client_impl.h"
+
+namespace latch {
+namespace asio = boost::asio;
+
+Result<ClientOptions> ClientOptions::FromUrl(std::string_view url) {
+  auto ep = Endpoint::Parse(url);
+  if (!ep.ok()) return ep.error();
+  ClientOptions o;
+  o.endpoint = std::move(ep.value());
+  return o;
+}
+
+ClientImpl::ClientImpl(ClientOptions options)
+    : work_(ctx_.get_executor()), options_(std::move(options)) {
+  if (options_.pool_size == 0) options_.pool_size = 1;
+  std::random_device seed;
+  for (std::size_t i = 0; i < options_.pool_size; ++i) {
+    std::uint64_t s = (std::uint64_t{seed()} << 32) ^ seed();
+    pool_.push_back(std::make_shared<Connection>(ctx_, options_, s, [this](const Capabilities& c) {
+      std::lock_guard lock(caps_mu_);
+      caps_ = c;
+    }));
+  }
+  std::promise<std::thread::id> started;
+  auto id = started.get_future();
+  thread_ = std::thread([this, &started] {
+    started.set_value(std::this_thread::get_id());
+    ctx_.run();
+  });
+  thread_id_ = id.get();
+}
+
+ClientImpl::~ClientImpl() { Shutdown(); }
+
+void ClientImpl::Shutdown() {
+  if (closed_.exchange(true)) return;
+  std::promise<void> done;
+  asio::post(ctx_, [this, &done] {
+    Error closed{make_error_code(Errc::kClientClosed), ""};
+    for (auto& c : pool_) c->Shutdown(closed);
+    done.set_value();
+  });
+  done.get_future().wait();
+  // Coroutines still suspended (a lock renewal that outlived its Client) are destroyed with
+  // the io_context; the pool goes first so that nothing outlives the context it is bound to.
+  work_.reset();
+  ctx_.stop();
+  thread_.join();
+  pool_.clear();
+}
+
+void ClientImpl::Submit(std::vector<Command> cmds, CallOptions options,
+                        Client::PipelineCallback done) {
+  auto call = std::make_shared<PendingCall>();
+  for (const auto& c : cmds) c.AppendTo(&call->bytes);
+  call->expected = cmds.size();
+  call->done = std::move(done);
+  call->timeout = options.timeout.count() > 0 ? options.timeout : options_.call_timeout;
+  if (cmds.empty()) {
+    call->Finish(std::vector<Reply>{});
+    return;
+  }
+  if (closed_.load()) {
+    call->Finish(Error{make_error_code(Errc::kClientClosed), ""});
+    return;
+  }
+  asio::post(ctx_, [this, call] {
+    // Least loaded connection; ties go round-robin so an idle pool spreads its calls.
+    std::size_t best = next_ % pool_.size();
+    for (std::size_t i = 0; i < pool_.size(); ++i) {
+      std::size_t j = (next_ + i) % pool_.size();
+      if (pool_[j]->load() < pool_[best]->load()) best = j;
+    }
+    ++next_;
+    pool_[best]->Submit(call);
+  });
+}
+
+std::optional<Capabilities> ClientImpl::capabilities() const {
+  std::lock_guard lock(caps_mu_);
+  return caps_;
+}
+
+Client::Client(ClientOptions options) : impl_(std::make_unique<ClientImpl>(std::move(options))) {}
+Client::~Client() = default;
+
+const ClientOptions& Client::options() const { return impl_->options(); }
+
+void Client::async_pipeline(std::vector<Command> cmds, CallOptions options,
+                            PipelineCallback done) {
+  impl_->Submit(std::move(cmds), options, std::move(done));
+}
+
+void Client::async_execute(Command cmd, CallOptions options, Callback done) {
+  std::vector<Command> cmds;
+  cmds.push_back(std::move(cmd));
+  impl_->Submit(std::move(cmds), options,
+                [done = std::move(done)](Result<std::vector<Reply>> r) {
+                  if (!r.ok()) return done(r.error());
+                  done(std::move(r.value().front()));
+                });
+}
+
+Awaitable<Result<Reply>> Client::execute(Command cmd, CallOptions options) {
+  ClientImpl* impl = impl_.get();
+  std::vector<Command> cmds;
+  cmds.push_back(std::move(cmd));
+  auto r = co_await AwaitCallback<std::vector<Reply>>(
+      [impl, &cmds, options](auto done) { impl->Submit(std::move(cmds), options, done); });
+  if (!r.ok()) co_return r.error();
+  co_return std::move(r.value().front());
+}
+
+Awaitable<Result<std::vector<Reply>>> Client::pipeline(std::vector<Command> cmds,
+                                                       CallOptions options) {
+  ClientImpl* impl = impl_.get();
+  co_return co_await AwaitCallback<std::vector<Reply>>(
+      [impl, &cmds, options](auto done) { impl->Submit(std::move(cmds), options, done); });
+}
+
+Result<std::vector<Reply>> Client::pipeline_sync(std::vector<Command> cmds, CallOptions options) {
+  if (impl_->on_io_thread()) {
+    return Result<std::vector<Reply>>(Errc::kInvalidArgument,
+                                      "blocking call on the client's I/O thread");
+  }
+  auto promise = std::make_shared<std::promise<Result<std::vector<Reply>>>>();
+  auto future = promise->get_future();
+  impl_->Submit(std::move(cmds), options,
+                [promise](Result<std::vector<Reply>> r) { promise->set_value(std::move(r)); });
+  // Bounded: every call completes by its timeout at the latest.
+  return future.get();
+}
+
+Result<Reply> Client::execute_sync(Command cmd, CallOptions options) {
+  std::vector<Command> cmds;
+  cmds.push_back(std::move(cmd));
+  auto r = pipeline_sync(std::move(cmds), options);
+  if (!r.ok()) return r.error();
+  return std::move(r.value().front());
+}
+
+Awaitable<Result<Capabilities>> Client::capabilities() {
+  if (auto caps = impl_->capabilities()) co_return *caps;
+  // The handshake of the connection that carries this PING records the capabilities.
+  auto r = co_await execute(Command("PING"));
+  if (!r.ok()) co_return r.error();
+  if (auto caps = impl_->capabilities()) co_return *caps;
+  co_return Result<Capabilities>(Errc::kUnexpectedReply, "no capabilities after PING");
+}
+
+}  // namespace latch
