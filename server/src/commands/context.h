@@ -1,7 +1,9 @@
 #pragma once
 // What a command handler sees: its arguments, the reply writer, the connection's session
 // and the shared server state, plus one time snapshot taken before the handler runs.
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -21,12 +23,54 @@ struct Session {
   bool close_after_reply = false;  // QUIT, protocol errors
 };
 
+// A client parked by a blocking command (LOCK.ACQUIRE ... WAIT). The connection stops
+// running that client's commands until exactly one of three things happens first: a
+// TryComplete() from any thread (the reply is delivered), the timeout (on_timeout writes the
+// reply), or the client disconnecting. In the last two cases on_abandon runs once on the
+// connection's thread with no lock held, e.g. to remove the waiter from its queue.
+class BlockedClient {
+ public:
+  using Writer = std::function<void(protocol::ReplyWriter&)>;
+  explicit BlockedClient(std::function<void(Writer)> deliver) : deliver_(std::move(deliver)) {}
+
+  // Any thread, any lock held. True when this call won: `write` will run on the
+  // connection's thread to produce the reply. False when the client stopped waiting.
+  bool TryComplete(Writer write) {
+    int expected = kWaiting;
+    if (!state_.compare_exchange_strong(expected, kDone)) return false;
+    deliver_(std::move(write));
+    return true;
+  }
+  // Connection side: true when the timeout/disconnect won over TryComplete.
+  bool TryAbandon() {
+    int expected = kWaiting;
+    return state_.compare_exchange_strong(expected, kAbandoned);
+  }
+
+  Writer on_timeout;                // set by the handler
+  std::function<void()> on_abandon;  // set by the handler
+
+ private:
+  enum { kWaiting, kDone, kAbandoned };
+  std::atomic<int> state_{kWaiting};
+  std::function<void(Writer)> deliver_;
+};
+
+// Implemented by the connection.
+class BlockHost {
+ public:
+  virtual ~BlockHost() = default;
+  // Parks the client; timeout_ms 0 = wait forever. The handler writes no reply itself.
+  virtual std::shared_ptr<BlockedClient> Block(std::int64_t timeout_ms) = 0;
+};
+
 struct CommandContext {
   std::span<const std::string_view> args;
   protocol::ReplyWriter& out;
   Session& session;
   ServerState& server;
   TimeSnapshot now;
+  BlockHost* host = nullptr;  // null where blocking is impossible (scripts, MULTI, tests)
 
   std::string_view arg(std::size_t i) const { return args[i]; }
   std::size_t argc() const { return args.size(); }

@@ -66,7 +66,7 @@ void ExpireGeneric(CommandContext& ctx, std::int64_t unit_ms, bool absolute,
   }
   when += base;
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) {
     ctx.out.Integer(0);
@@ -98,7 +98,7 @@ void PExpireAtCommand(CommandContext& ctx) { ExpireGeneric(ctx, 1, true, "pexpir
 // TTL/PTTL (remaining) and EXPIRETIME/PEXPIRETIME (absolute), rounded as Redis does.
 void TtlGeneric(CommandContext& ctx, bool in_ms, bool absolute) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) return ctx.out.Integer(-2);
   if (!o->has_expire()) return ctx.out.Integer(-1);
@@ -114,7 +114,7 @@ void PExpireTimeCommand(CommandContext& ctx) { TtlGeneric(ctx, true, true); }
 
 void PersistCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr || !o->has_expire()) return ctx.out.Integer(0);
   k.shard->SetDeadline(o, 0);

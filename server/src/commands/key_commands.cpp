@@ -39,7 +39,7 @@ void ExistsCommand(CommandContext& ctx) {
 
 void TypeCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   ctx.out.Simple(k.shard->Find(k.key, k.hash, ctx.now.mono_ms) ? "string" : "none");
 }
 
@@ -52,7 +52,7 @@ void KeysCommand(CommandContext& ctx) {
   store::Keyspace& ks = ctx.server.keyspace;
   for (int i = 0; i < ks.shard_count(); ++i) {
     store::Shard& s = ks.shard(i);
-    std::lock_guard lock(s.mu());
+    ShardGuard lock(s);
     s.ForEach([&](const store::Object* o) {
       if (o->expired(ctx.now.mono_ms)) return;
       if (MatchesAll(pattern) || GlobMatch(pattern, o->key(), false)) {
@@ -117,7 +117,7 @@ void ScanCommand(CommandContext& ctx) {
     store::Shard& s = ks.shard(i);
     std::vector<std::pair<std::uint64_t, std::string>> candidates;
     {
-      std::lock_guard lock(s.mu());
+      ShardGuard lock(s);
       s.ForEach([&](const store::Object* o) {
         std::uint64_t h = store::HashKey(o->key());
         if (h >= cursor) candidates.emplace_back(h, std::string(o->key()));
@@ -146,7 +146,7 @@ void ScanCommand(CommandContext& ctx) {
     if (has_type && !EqualsNoCase(type, "string")) continue;
     // Expired keys are filtered: check under the key's shard lock.
     KeyRef k = Resolve(ks, key);
-    std::lock_guard lock(k.shard->mu());
+    ShardGuard lock(*k.shard);
     if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr) continue;
     keys.push_back(key);
   }
@@ -166,7 +166,7 @@ void FlushCommand(CommandContext& ctx) {
   }
   store::Keyspace& ks = ctx.server.keyspace;
   for (int i = 0; i < ks.shard_count(); ++i) {
-    std::lock_guard lock(ks.shard(i).mu());
+    ShardGuard lock(ks.shard(i));
     ks.shard(i).Clear();
   }
   ctx.out.Ok();

@@ -1,6 +1,13 @@
 #pragma once
-// Locking helpers for handlers: one key's shard, or the shards of several keys taken in
-// ascending shard order (so two multi-key commands can never deadlock).
+// Shard locking for handlers.
+//
+// - ShardGuard locks one key's shard, unless this thread already holds every shard for an
+//   atomic unit (a script or MULTI/EXEC, see AllShardsLock): then it is a no-op, so a
+//   handler runs unchanged inside such a unit.
+// - MultiShardLock locks the shards of several keys in ascending order (no deadlock between
+//   two multi-key commands).
+// - AllShardsLock takes every shard in ascending order: the whole keyspace is frozen for
+//   the duration of a script or a transaction, which is Redis's atomicity.
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -9,6 +16,7 @@
 #include <vector>
 
 #include "store/keyspace.h"
+#include "store/shard_guard.h"
 
 namespace latch {
 
@@ -23,27 +31,31 @@ inline KeyRef Resolve(store::Keyspace& ks, std::string_view key) {
   return KeyRef{key, h, &ks.ShardFor(h)};
 }
 
+using store::ShardGuard;
+
 class MultiShardLock {
  public:
-  MultiShardLock(store::Keyspace& ks, std::span<const std::string_view> keys) {
-    refs_.reserve(keys.size());
-    for (auto k : keys) refs_.push_back(Resolve(ks, k));
-    for (auto& r : refs_) shards_.push_back(r.shard);
-    std::sort(shards_.begin(), shards_.end());
-    shards_.erase(std::unique(shards_.begin(), shards_.end()), shards_.end());
-    // Pointer order of the shards is a fixed total order, like their index.
-    for (auto* s : shards_) s->mu().lock();
-  }
-  ~MultiShardLock() {
-    for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) (*it)->mu().unlock();
-  }
+  MultiShardLock(store::Keyspace& ks, std::span<const std::string_view> keys);
+  ~MultiShardLock();
   MultiShardLock(const MultiShardLock&) = delete;
   MultiShardLock& operator=(const MultiShardLock&) = delete;
   const std::vector<KeyRef>& refs() const { return refs_; }
 
  private:
   std::vector<KeyRef> refs_;
-  std::vector<store::Shard*> shards_;
+  std::vector<store::Shard*> shards_;  // locked by us (empty inside an AllShardsLock)
+};
+
+class AllShardsLock {
+ public:
+  explicit AllShardsLock(store::Keyspace& ks);
+  ~AllShardsLock();
+  AllShardsLock(const AllShardsLock&) = delete;
+  AllShardsLock& operator=(const AllShardsLock&) = delete;
+
+ private:
+  store::Keyspace& ks_;
+  bool owner_;  // false when nested inside another AllShardsLock on this thread
 };
 
 }  // namespace latch

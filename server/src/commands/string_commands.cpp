@@ -84,7 +84,7 @@ void SetCommand(CommandContext& ctx) {
   SetArgs a;
   if (!ParseSetArgs(ctx, &a)) return;
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (a.flags & kGet) {
     if (o == nullptr) {
@@ -104,7 +104,7 @@ void SetCommand(CommandContext& ctx) {
 
 void SetNxCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (o != nullptr) {
     ctx.out.Integer(0);
@@ -121,7 +121,7 @@ void CountHit(CommandContext& ctx, bool hit) {
 
 void GetCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   CountHit(ctx, o != nullptr);
   if (o == nullptr) {
@@ -133,7 +133,7 @@ void GetCommand(CommandContext& ctx) {
 
 void GetDelCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   CountHit(ctx, o != nullptr);
   if (o == nullptr) {
@@ -161,7 +161,7 @@ void MGetCommand(CommandContext& ctx) {
 // INCRBY and friends: the value must parse as int64; the TTL is kept.
 void IncrBy(CommandContext& ctx, std::int64_t delta) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::lock_guard lock(k.shard->mu());
+  ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   std::int64_t cur = 0;
   if (o != nullptr && !ParseInt64(o->value(), &cur)) {

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+#include <cstring>
 
 #include "commands/errors.h"
 #include "net/worker.h"
@@ -10,16 +12,19 @@
 namespace latch {
 namespace {
 constexpr std::size_t kReadChunk = 16 * 1024;
-// A buffer that grew for one big request shrinks back once it is drained.
+// A buffer that grew for one big request or reply shrinks back once drained.
 constexpr std::size_t kShrinkAbove = 1024 * 1024;
 }  // namespace
 
 Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
                        std::shared_ptr<ClientInfo> info)
-    : socket_(std::move(socket)), state_(state), worker_(worker), writer_(&out_, 2) {
+    : socket_(std::move(socket)),
+      state_(state),
+      worker_(worker),
+      writer_(&out_, 2),
+      block_timer_(worker.context()) {
   session_.info = std::move(info);
   session_.authenticated = !state_.auth_required.load();
-  parser_authenticated_ = session_.authenticated;
   UpdateParserLimits();
   rbuf_.resize(kReadChunk);
 }
@@ -41,19 +46,25 @@ void Connection::Start() {
   session_.info->created_ms = now;
   session_.info->last_interaction_ms = now;
   worker_.Register(this);
-  DoRead();
+  Pump();
 }
 
 void Connection::Close() {
   if (closed_) return;
   closed_ = true;
   worker_.Unregister(this);
+  if (blocked_) {
+    auto b = std::move(blocked_);
+    block_timer_.cancel();
+    if (b->TryAbandon() && b->on_abandon) b->on_abandon();
+  }
   boost::system::error_code ec;
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
 }
 
 void Connection::CloseIfIdle(std::int64_t now_ms, int timeout_s) {
+  if (blocked_) return;  // a parked client is waiting on purpose, as in Redis
   if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
     spdlog::debug("Closing idle client id={}", session_.info->id);
     Close();
@@ -68,8 +79,19 @@ void Connection::UpdateParserLimits() {
   parser_authenticated_ = session_.authenticated;
 }
 
-void Connection::DoRead() {
+void Connection::Pump() {
   if (closed_) return;
+  if (!blocked_ && !writing_) ProcessInput();
+  if (!writing_ && !out_.empty()) StartWrite();
+  if (session_.close_after_reply) {
+    if (!writing_) Close();
+    return;
+  }
+  // Read while idle, or while parked (to see a disconnect); not while a write is pending.
+  if (!reading_ && (blocked_ || !writing_)) StartRead();
+}
+
+void Connection::StartRead() {
   // Make room: drop consumed bytes, then grow for a large request in progress.
   if (rstart_ == rend_) {
     rstart_ = rend_ = 0;
@@ -84,6 +106,7 @@ void Connection::DoRead() {
   }
   std::size_t want = std::max(kReadChunk, parser_.bytes_wanted());
   if (rbuf_.size() - rend_ < want) rbuf_.resize(rend_ + want);
+  reading_ = true;
   socket_.async_read_some(
       boost::asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
@@ -92,6 +115,7 @@ void Connection::DoRead() {
 }
 
 void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
+  reading_ = false;
   if (ec || closed_) {
     Close();
     return;
@@ -99,26 +123,34 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   rend_ += n;
   state_.stats.net_input_bytes.fetch_add(n, std::memory_order_relaxed);
   session_.info->last_interaction_ms.store(state_.clock->MonoMs(), std::memory_order_relaxed);
-  ProcessInput();
-  if (closed_) return;
-  if (!session_.close_after_reply &&
-      rend_ - rstart_ > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
+  if (rend_ - rstart_ > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
     spdlog::warn("Closing client id={} that reached max query buffer length",
                  session_.info->id);
     Close();
     return;
   }
-  if (!out_.empty()) {
-    DoWrite();
-  } else if (session_.close_after_reply) {
-    Close();
-  } else {
-    DoRead();
-  }
+  Pump();
+}
+
+void Connection::StartWrite() {
+  writing_ = true;
+  state_.stats.net_output_bytes.fetch_add(out_.size(), std::memory_order_relaxed);
+  boost::asio::async_write(
+      socket_, boost::asio::buffer(out_),
+      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+        self->writing_ = false;
+        if (ec || self->closed_) {
+          self->Close();
+          return;
+        }
+        self->out_.clear();
+        if (self->out_.capacity() > kShrinkAbove) self->out_.shrink_to_fit();
+        self->Pump();
+      });
 }
 
 void Connection::ProcessInput() {
-  while (rstart_ < rend_ && !session_.close_after_reply) {
+  while (rstart_ < rend_ && !session_.close_after_reply && !blocked_) {
     if (parser_authenticated_ != session_.authenticated) UpdateParserLimits();
     std::string_view pending(rbuf_.data() + rstart_, rend_ - rstart_);
     switch (parser_.Parse(pending)) {
@@ -143,28 +175,40 @@ void Connection::ProcessInput() {
 }
 
 void Connection::Execute(std::span<const std::string_view> args) {
-  CommandContext ctx{args, writer_, session_, state_, state_.clock->Now()};
+  CommandContext ctx{args, writer_, session_, state_, state_.clock->Now(), this};
   state_.commands->Dispatch(ctx);
   state_.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Connection::DoWrite() {
-  state_.stats.net_output_bytes.fetch_add(out_.size(), std::memory_order_relaxed);
-  boost::asio::async_write(
-      socket_, boost::asio::buffer(out_),
-      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-        if (ec || self->closed_) {
-          self->Close();
-          return;
-        }
-        self->out_.clear();
-        if (self->out_.capacity() > kShrinkAbove) self->out_.shrink_to_fit();
-        if (self->session_.close_after_reply) {
-          self->Close();
-        } else {
-          self->DoRead();
-        }
-      });
+std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
+  std::weak_ptr<Connection> weak = weak_from_this();
+  auto& ctx = worker_.context();
+  blocked_ = std::make_shared<BlockedClient>([weak, &ctx](BlockedClient::Writer write) {
+    boost::asio::post(ctx, [weak, write = std::move(write)] {
+      if (auto self = weak.lock()) self->Unblock(write);
+    });
+  });
+  if (timeout_ms > 0) {
+    block_timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+    block_timer_.async_wait([weak, b = std::weak_ptr<BlockedClient>(blocked_)](
+                                const boost::system::error_code& ec) {
+      auto self = weak.lock();
+      auto blocked = b.lock();
+      if (ec || !self || !blocked || self->blocked_ != blocked) return;
+      if (!blocked->TryAbandon()) return;  // a grant won the race; its Unblock is queued
+      if (blocked->on_abandon) blocked->on_abandon();
+      self->Unblock(blocked->on_timeout);
+    });
+  }
+  return blocked_;
+}
+
+void Connection::Unblock(const BlockedClient::Writer& write) {
+  if (closed_ || !blocked_) return;
+  blocked_.reset();
+  block_timer_.cancel();
+  if (write) write(writer_);
+  Pump();
 }
 
 }  // namespace latch

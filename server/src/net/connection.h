@@ -1,9 +1,13 @@
 #pragma once
-// One client socket, pinned to one worker for its whole life. Reads a batch, parses and
-// runs every complete request in it, then writes all their replies at once; it does not
-// read again until that write completes, which bounds a pipelining client's pending output
-// to one batch's replies. Included only by net/ sources.
+// One client socket, pinned to one worker for its whole life.
+//
+// Flow: read a batch, run every complete request in it, write all their replies at once,
+// and read again only when that write has completed: a pipelining client's pending output
+// is bounded by one batch's replies (backpressure). A client parked by a blocking command
+// keeps reading (to notice a disconnect, buffering further requests up to
+// client-query-buffer-limit) but runs nothing until it is unparked. Included only by net/.
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,11 +21,11 @@ namespace latch {
 
 class Worker;
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>, public BlockHost {
  public:
   Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
              std::shared_ptr<ClientInfo> info);
-  ~Connection();
+  ~Connection() override;
 
   void Start();
   // Closes the socket; pending handlers finish with an error. Worker thread only.
@@ -29,15 +33,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Worker thread only: closes the connection when it has been idle longer than timeout_s.
   void CloseIfIdle(std::int64_t now_ms, int timeout_s);
 
+  std::shared_ptr<BlockedClient> Block(std::int64_t timeout_ms) override;
+
  private:
-  void DoRead();
+  // Decides the next step after any event: run buffered requests, write, read or close.
+  void Pump();
+  void StartRead();
   void OnRead(const boost::system::error_code& ec, std::size_t n);
-  // Parses and runs every complete request in the buffer. Returns false when the
-  // connection must close once the pending output is written.
+  void StartWrite();
   void ProcessInput();
   void Execute(std::span<const std::string_view> args);
-  void DoWrite();
   void UpdateParserLimits();
+  void Unblock(const BlockedClient::Writer& write);
 
   boost::asio::ip::tcp::socket socket_;
   ServerState& state_;
@@ -49,7 +56,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t rstart_ = 0, rend_ = 0;
   std::string out_;
   bool closed_ = false;
+  bool reading_ = false;
+  bool writing_ = false;
   bool parser_authenticated_ = true;
+  std::shared_ptr<BlockedClient> blocked_;
+  boost::asio::steady_timer block_timer_;
 };
 
 }  // namespace latch

@@ -1,10 +1,19 @@
 #include "store/keyspace.h"
 
+#include "store/shard_guard.h"
+
 #include <bit>
 #include <mutex>
 #include <stdexcept>
 
 namespace latch::store {
+
+namespace {
+thread_local bool t_holds_all = false;
+}  // namespace
+
+bool ThisThreadHoldsAllShards() { return t_holds_all; }
+void SetThisThreadHoldsAllShards(bool v) { t_holds_all = v; }
 
 Keyspace::Keyspace(int shard_count, std::int64_t now_ms) {
   if (shard_count < 1 || !std::has_single_bit(static_cast<unsigned>(shard_count))) {
@@ -18,7 +27,7 @@ Keyspace::Keyspace(int shard_count, std::int64_t now_ms) {
 std::size_t Keyspace::TotalKeys() {
   std::size_t n = 0;
   for (auto& s : shards_) {
-    std::lock_guard lock(s->mu());
+    ShardGuard lock(*s);
     n += s->size();
   }
   return n;
@@ -27,7 +36,7 @@ std::size_t Keyspace::TotalKeys() {
 std::size_t Keyspace::TotalExpires() {
   std::size_t n = 0;
   for (auto& s : shards_) {
-    std::lock_guard lock(s->mu());
+    ShardGuard lock(*s);
     n += s->expires();
   }
   return n;
@@ -36,7 +45,7 @@ std::size_t Keyspace::TotalExpires() {
 std::uint64_t Keyspace::TotalExpired() {
   std::uint64_t n = 0;
   for (auto& s : shards_) {
-    std::lock_guard lock(s->mu());
+    ShardGuard lock(*s);
     n += s->expired_total();
   }
   return n;

@@ -1,0 +1,159 @@
+#include "config/config_directives.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <variant>
+
+#include "config/config_values.h"
+
+namespace latch::config {
+namespace {
+
+using SetResult = std::optional<std::string>;
+constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kOneMb = 1024 * 1024;
+
+// Redis clamps hz into [1, 500] after accepting any value in [0, INT_MAX].
+constexpr int kMinHz = 1;
+constexpr int kMaxHz = 500;
+constexpr std::int64_t kMaxShards = 4096;
+constexpr std::int64_t kMaxIoThreads = 128;
+// Redis's maxclients range; Options keeps an int, so larger values are stored as INT_MAX (far
+// beyond any file-descriptor limit anyway).
+constexpr std::int64_t kMaxClients = 4294967295LL;
+
+template <typename T>
+const std::string* Reason(const Parsed<T>& parsed) {
+  return std::get_if<std::string>(&parsed);
+}
+
+template <auto Member>
+std::string GetNumber(const Options& o) {
+  return std::to_string(o.*Member);
+}
+
+template <auto Member>
+std::string GetString(const Options& o) {
+  return o.*Member;
+}
+
+template <auto Member, std::int64_t Min, std::int64_t Max>
+SetResult SetInteger(Options& o, std::string_view value) {
+  const Parsed<std::int64_t> parsed = ParseIntegerInRange(value, Min, Max);
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  using Field = std::remove_reference_t<decltype(o.*Member)>;
+  o.*Member = static_cast<Field>(std::get<std::int64_t>(parsed));
+  return std::nullopt;
+}
+
+template <auto Member, std::int64_t Min, std::int64_t Max>
+SetResult SetMemory(Options& o, std::string_view value) {
+  const Parsed<std::int64_t> parsed = ParseMemoryInRange(value, Min, Max);
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.*Member = std::get<std::int64_t>(parsed);
+  return std::nullopt;
+}
+
+template <auto Member>
+SetResult SetString(Options& o, std::string_view value) {
+  o.*Member = std::string(value);
+  return std::nullopt;
+}
+
+SetResult SetBind(Options& o, std::string_view value) {
+  // Options holds one address: refuse an empty one here rather than at bind time.
+  if (value.empty()) return std::string("argument must be an address, not empty");
+  o.bind = std::string(value);
+  return std::nullopt;
+}
+
+SetResult SetShards(Options& o, std::string_view value) {
+  const Parsed<std::int64_t> parsed = ParseIntegerInRange(value, 0, kMaxShards);
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  const std::int64_t shards = std::get<std::int64_t>(parsed);
+  if ((shards & (shards - 1)) != 0) {
+    return std::string("argument must be 0 (automatic) or a power of two");
+  }
+  o.shards = static_cast<int>(shards);
+  return std::nullopt;
+}
+
+SetResult SetMaxclients(Options& o, std::string_view value) {
+  const Parsed<std::int64_t> parsed = ParseIntegerInRange(value, 1, kMaxClients);
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  const std::int64_t maxclients = std::get<std::int64_t>(parsed);
+  o.maxclients = static_cast<int>(maxclients > kIntMax ? kIntMax : maxclients);
+  return std::nullopt;
+}
+
+SetResult SetHz(Options& o, std::string_view value) {
+  const Parsed<std::int64_t> parsed = ParseIntegerInRange(value, 0, kIntMax);
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  const std::int64_t hz = std::get<std::int64_t>(parsed);
+  o.hz = static_cast<int>(hz < kMinHz ? kMinHz : (hz > kMaxHz ? kMaxHz : hz));
+  return std::nullopt;
+}
+
+constexpr std::array<std::string_view, 5> kLogLevels = {"debug", "verbose", "notice", "warning",
+                                                        "nothing"};
+
+SetResult SetLoglevel(Options& o, std::string_view value) {
+  const Parsed<int> parsed =
+      ParseEnum(value, {kLogLevels[0], kLogLevels[1], kLogLevels[2], kLogLevels[3], kLogLevels[4]});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.loglevel = std::string(kLogLevels[static_cast<std::size_t>(std::get<int>(parsed))]);
+  return std::nullopt;
+}
+
+std::string GetEnableDebugCommand(const Options& o) {
+  if (o.enable_debug_command) return "yes";
+  return o.enable_debug_command_local ? "local" : "no";
+}
+
+SetResult SetEnableDebugCommand(Options& o, std::string_view value) {
+  // Redis 7 lists them in this order in its reason.
+  const Parsed<int> parsed = ParseEnum(value, {"no", "yes", "local"});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  const int choice = std::get<int>(parsed);
+  o.enable_debug_command = choice == 1;
+  o.enable_debug_command_local = choice == 2;
+  return std::nullopt;
+}
+
+constexpr std::array kDirectives = {
+    ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false},
+    ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
+    ConfigDirective{"io-threads", GetNumber<&Options::io_threads>,
+                    SetInteger<&Options::io_threads, 0, kMaxIoThreads>, false},
+    ConfigDirective{"shards", GetNumber<&Options::shards>, SetShards, false},
+    ConfigDirective{"requirepass", GetString<&Options::requirepass>,
+                    SetString<&Options::requirepass>, true},
+    ConfigDirective{"maxclients", GetNumber<&Options::maxclients>, SetMaxclients, true},
+    ConfigDirective{"timeout", GetNumber<&Options::timeout>,
+                    SetInteger<&Options::timeout, 0, kIntMax>, true},
+    ConfigDirective{"proto-max-bulk-len", GetNumber<&Options::proto_max_bulk_len>,
+                    SetMemory<&Options::proto_max_bulk_len, kOneMb, kInt64Max>, true},
+    ConfigDirective{"client-query-buffer-limit", GetNumber<&Options::client_query_buffer_limit>,
+                    SetMemory<&Options::client_query_buffer_limit, kOneMb, kInt64Max>, true},
+    ConfigDirective{"loglevel", GetString<&Options::loglevel>, SetLoglevel, true},
+    ConfigDirective{"logfile", GetString<&Options::logfile>, SetString<&Options::logfile>, false},
+    ConfigDirective{"enable-debug-command", GetEnableDebugCommand, SetEnableDebugCommand, false},
+    ConfigDirective{"hz", GetNumber<&Options::hz>, SetHz, true},
+    ConfigDirective{"lua-time-limit", GetNumber<&Options::lua_time_limit>,
+                    SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},
+};
+
+}  // namespace
+
+std::span<const ConfigDirective> ConfigDirectives() { return kDirectives; }
+
+const ConfigDirective* FindConfigDirective(std::string_view name) {
+  for (const ConfigDirective& directive : kDirectives) {
+    if (EqualsIgnoreCase(directive.name, name)) return &directive;
+  }
+  return nullptr;
+}
+
+}  // namespace latch::config

@@ -1,0 +1,35 @@
+#pragma once
+// The directives of latchd.conf: one table used by the config file, the command line and
+// CONFIG GET/SET, so a directive's name, parsing, range and formatting live in one place.
+//
+// Values follow redis-server 7: integers are strict (no '+', no leading zeros, no spaces),
+// memory values take redis.conf units (1k=1000, 1kb=1024, m/mb, g/gb, any case) and are shown by
+// CONFIG GET as plain byte counts, booleans are yes/no, enums are case-insensitive and shown in
+// lower case. Reasons are Redis's texts (see config_values.h).
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "latch/options.h"
+
+namespace latch::config {
+
+struct ConfigDirective {
+  std::string_view name;  // lower case, as in redis.conf
+  // The value as CONFIG GET shows it.
+  std::string (*get)(const Options&);
+  // Parses and stores `value`; returns the reason on failure and then leaves `options` as it was.
+  std::optional<std::string> (*set)(Options&, std::string_view value);
+  // False: only the config file and the command line may set it; CONFIG SET refuses with
+  // "can't set immutable config".
+  bool runtime_settable;
+};
+
+// Every directive, in the order of conf/latchd.conf. The table is a constant.
+std::span<const ConfigDirective> ConfigDirectives();
+
+// Case-insensitive lookup; nullptr when `name` is no directive.
+const ConfigDirective* FindConfigDirective(std::string_view name);
+
+}  // namespace latch::config

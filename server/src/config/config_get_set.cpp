@@ -1,0 +1,65 @@
+#include "config/config_get_set.h"
+
+#include "config/config_directives.h"
+#include "glob_match.h"
+
+namespace latch::config {
+namespace {
+
+std::string SetFailed(std::string_view argument, std::string_view reason) {
+  std::string text = "ERR CONFIG SET failed (possibly related to argument '";
+  text += argument;
+  text += "') - ";
+  text += reason;
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ConfigGet(
+    const Options& options, std::span<const std::string_view> patterns) {
+  const std::span<const ConfigDirective> directives = ConfigDirectives();
+  std::vector<bool> seen(directives.size(), false);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string_view pattern : patterns) {
+    const bool is_glob = pattern.find_first_of("*?[") != std::string_view::npos;
+    for (std::size_t i = 0; i < directives.size(); ++i) {
+      if (seen[i]) continue;
+      const ConfigDirective& d = directives[i];
+      if (is_glob ? !GlobMatch(pattern, d.name, /*nocase=*/true)
+                  : FindConfigDirective(pattern) != &d) {
+        continue;
+      }
+      seen[i] = true;
+      out.emplace_back(is_glob ? std::string(d.name) : std::string(pattern), d.get(options));
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> ConfigSet(Options& options, std::span<const std::string_view> args) {
+  const std::span<const ConfigDirective> directives = ConfigDirectives();
+  std::vector<bool> seen(directives.size(), false);
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    const ConfigDirective* d = FindConfigDirective(args[i]);
+    if (d == nullptr) {
+      return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(args[i]) +
+             "'";
+    }
+    if (!d->runtime_settable) return SetFailed(args[i], "can't set immutable config");
+    const auto index = static_cast<std::size_t>(d - directives.data());
+    if (seen[index]) return SetFailed(args[i], "duplicate parameter");
+    seen[index] = true;
+  }
+  Options updated = options;
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    const ConfigDirective* d = FindConfigDirective(args[i]);
+    if (std::optional<std::string> reason = d->set(updated, args[i + 1])) {
+      return SetFailed(args[i], *reason);
+    }
+  }
+  options = std::move(updated);
+  return std::nullopt;
+}
+
+}  // namespace latch::config

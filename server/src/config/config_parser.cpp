@@ -1,0 +1,268 @@
+#include "config/config_parser.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "config/config_directives.h"
+#include "config/config_values.h"
+
+#ifndef LATCH_VERSION
+#define LATCH_VERSION "unknown"
+#endif
+
+namespace latch::config {
+namespace {
+
+constexpr std::string_view kBadDirective = "Bad directive or wrong number of arguments";
+constexpr std::string_view kWrongArgumentCount = "wrong number of arguments";
+constexpr std::string_view kUnbalancedQuotes = "Unbalanced quotes in configuration line";
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+[[noreturn]] void ThrowLineError(std::string_view source, std::string_view where, int line,
+                                 std::string_view text, std::string_view reason) {
+  std::string message = "*** FATAL CONFIG FILE ERROR (latchd " LATCH_VERSION ") ***\n";
+  message += "Reading ";
+  message += source;
+  message += ", at ";
+  message += where;
+  message += ' ';
+  message += std::to_string(line);
+  message += "\n>>> '";
+  message += text;
+  message += "'\n";
+  message += reason;
+  message += '\n';
+  throw ConfigError(message, std::string(source), line, std::string(text), std::string(reason));
+}
+
+// Applies one directive; returns the reason it was refused.
+std::optional<std::string> ApplyDirective(const std::vector<std::string>& args, Options& options) {
+  const ConfigDirective* directive = FindConfigDirective(args[0]);
+  if (directive == nullptr) return std::string(kBadDirective);
+  if (args.size() != 2) return std::string(kWrongArgumentCount);
+  return directive->set(options, args[1]);
+}
+
+// Redis shows command-line values quoted; enough for a message (not a full escaper).
+std::string QuoteForMessage(std::string_view value) {
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string ReadConfigFile(const std::string& path) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    throw ConfigError("Fatal error, can't open config file '" + path +
+                      "': " + std::strerror(error));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    throw ConfigError("Fatal error, can't read config file '" + path + "'");
+  }
+  return std::move(text).str();
+}
+
+bool IsOption(const char* arg) { return arg[0] == '-' && arg[1] == '-'; }
+
+}  // namespace
+
+std::optional<std::vector<std::string>> SplitConfigLine(std::string_view line) {
+  std::vector<std::string> args;
+  std::size_t i = 0;
+  const std::size_t n = line.size();
+  while (true) {
+    while (i < n && IsSpace(line[i])) ++i;
+    if (i == n) return args;
+    std::string current;
+    bool in_double = false;
+    bool in_single = false;
+    bool done = false;
+    while (!done) {
+      if (in_double) {
+        if (i == n) return std::nullopt;
+        const char c = line[i];
+        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && HexValue(line[i + 2]) >= 0 &&
+            HexValue(line[i + 3]) >= 0) {
+          current += static_cast<char>(HexValue(line[i + 2]) * 16 + HexValue(line[i + 3]));
+          i += 3;
+        } else if (c == '\\' && i + 1 < n) {
+          ++i;
+          switch (line[i]) {
+            case 'n':
+              current += '\n';
+              break;
+            case 'r':
+              current += '\r';
+              break;
+            case 't':
+              current += '\t';
+              break;
+            case 'b':
+              current += '\b';
+              break;
+            case 'a':
+              current += '\a';
+              break;
+            default:
+              current += line[i];
+              break;
+          }
+        } else if (c == '"') {
+          // The closing quote must end the argument.
+          if (i + 1 < n && !IsSpace(line[i + 1])) return std::nullopt;
+          done = true;
+        } else {
+          current += c;
+        }
+      } else if (in_single) {
+        if (i == n) return std::nullopt;
+        const char c = line[i];
+        if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
+          ++i;
+          current += '\'';
+        } else if (c == '\'') {
+          if (i + 1 < n && !IsSpace(line[i + 1])) return std::nullopt;
+          done = true;
+        } else {
+          current += c;
+        }
+      } else {
+        if (i == n) break;
+        const char c = line[i];
+        if (IsSpace(c)) {
+          done = true;
+        } else if (c == '"') {
+          in_double = true;
+        } else if (c == '\'') {
+          in_single = true;
+        } else {
+          current += c;
+        }
+      }
+      if (i < n) ++i;
+    }
+    args.push_back(std::move(current));
+  }
+}
+
+void ApplyConfigText(std::string_view text, std::string_view source, Options& options) {
+  int line_number = 0;
+  while (!text.empty()) {
+    ++line_number;
+    const std::size_t end = text.find('\n');
+    const std::string_view raw = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    const std::string_view line = Trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    const std::optional<std::vector<std::string>> args = SplitConfigLine(line);
+    if (!args) ThrowLineError(source, "line", line_number, line, kUnbalancedQuotes);
+    if (args->empty()) continue;
+    if (std::optional<std::string> reason = ApplyDirective(*args, options)) {
+      ThrowLineError(source, "line", line_number, line, *reason);
+    }
+  }
+}
+
+CommandLineAction ClassifyCommandLine(int argc, const char* const* argv) {
+  if (argc < 2) return CommandLineAction::kRun;
+  const std::string_view first = argv[1];
+  if (first == "-v" || first == "--version") return CommandLineAction::kVersion;
+  if (first == "-h" || first == "--help") return CommandLineAction::kHelp;
+  return CommandLineAction::kRun;
+}
+
+Options LoadOptions(int argc, const char* const* argv) {
+  Options options;
+  int j = 1;
+  if (argc >= 2 && (argv[1][0] != '-' || std::string_view(argv[1]) == "-")) {
+    const std::string path = argv[1];
+    ApplyConfigText(ReadConfigFile(path), "the configuration file '" + path + "'", options);
+    j = 2;
+  }
+  constexpr std::string_view kCommandLine = "the command line";
+  while (j < argc) {
+    const int start = j;
+    if (!IsOption(argv[j])) {
+      // A value with no --directive before it.
+      ThrowLineError(kCommandLine, "argument", start, argv[j], kBadDirective);
+    }
+    std::vector<std::string> args{argv[j] + 2};
+    std::string text = argv[j] + 2;
+    for (++j; j < argc && !IsOption(argv[j]); ++j) {
+      args.emplace_back(argv[j]);
+      text += ' ';
+      text += QuoteForMessage(argv[j]);
+    }
+    if (std::optional<std::string> reason = ApplyDirective(args, options)) {
+      ThrowLineError(kCommandLine, "argument", start, text, *reason);
+    }
+  }
+  return options;
+}
+
+std::string VersionText() {
+  return "latchd v=" LATCH_VERSION " bits=" + std::to_string(sizeof(void*) * 8);
+}
+
+std::string UsageText(std::string_view program) {
+  std::string p(program);
+  return "Usage: " + p +
+         " [/path/to/latchd.conf] [options]\n"
+         "       " +
+         p +
+         " - (read config from stdin)\n"
+         "       " +
+         p +
+         " -v or --version\n"
+         "       " +
+         p +
+         " -h or --help\n\n"
+         "Examples:\n"
+         "       " +
+         p +
+         " (run the server with default config)\n"
+         "       " +
+         p +
+         " /etc/latchd/latchd.conf\n"
+         "       " +
+         p +
+         " --port 7777\n"
+         "       " +
+         p +
+         " /etc/latchd/latchd.conf --loglevel verbose --requirepass \"a b\"\n\n"
+         "Directives (see conf/latchd.conf): bind, port, io-threads, shards, requirepass,\n"
+         "maxclients, timeout, proto-max-bulk-len, client-query-buffer-limit, loglevel, logfile,\n"
+         "enable-debug-command, hz, lua-time-limit.\n";
+}
+
+}  // namespace latch::config

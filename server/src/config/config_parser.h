@@ -1,0 +1,49 @@
+#pragma once
+// latchd's start-up configuration, read the way redis-server reads its own:
+//
+//   latchd [config-file] [--directive value ...]
+//
+// The file has one `directive value` per line, '#' comment lines, blank lines, and values quoted
+// as in redis.conf ("a b", 'a b', "\x41\n" escapes in double quotes). Directive names are
+// case-insensitive; a later line wins. `--directive value` pairs on the command line are applied
+// after the file, so they override it (Redis appends them to the file's text). A config file
+// of "-" is read from standard input.
+//
+// Any unknown directive, wrong number of arguments, unbalanced quote or bad value throws a
+// ConfigError naming where (file and line, or command-line argument), the line and the reason.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config_error.h"
+#include "latch/options.h"
+
+namespace latch::config {
+
+// Redis's sdssplitargs(): whitespace-separated arguments; in "double quotes" the escapes \n \r
+// \t \b \a \\ \" and \xHH; in 'single quotes' only \'. A closing quote must be followed by a
+// space or the end. Returns nullopt on an unbalanced quote.
+std::optional<std::vector<std::string>> SplitConfigLine(std::string_view line);
+
+// Applies config-file text onto `options`. `source` names it in errors, e.g.
+// "the configuration file 'conf/latchd.conf'".
+void ApplyConfigText(std::string_view text, std::string_view source, Options& options);
+
+// What argv asks for: redis-server's -v/--version and -h/--help, only as the first argument.
+enum class CommandLineAction { kRun, kVersion, kHelp };
+CommandLineAction ClassifyCommandLine(int argc, const char* const* argv);
+
+// Defaults, then the config file (if argv[1] does not start with '-', or is "-"), then the
+// --directive overrides. Throws ConfigError.
+Options LoadOptions(int argc, const char* const* argv);
+
+// "latchd v=0.1.0 bits=64" (the LATCH_VERSION the library was built with).
+std::string VersionText();
+std::string UsageText(std::string_view program);
+
+}  // namespace latch::config
+
+namespace latch {
+using config::LoadOptions;
+}  // namespace latch

@@ -1,0 +1,32 @@
+#pragma once
+// spdlog set-up for latchd: where lines go (logfile or standard output), the loglevel mapping,
+// and redis-server's line format:
+//
+//   12345:M 29 Nov 2026 21:52:58.806 * Ready to accept connections tcp
+//
+// (pid, role, local time with milliseconds, a level mark: '.' debug, '-' verbose, '*' notice,
+// '#' warning and above.)
+#include <spdlog/common.h>
+
+#include <memory>
+#include <string_view>
+
+#include "latch/options.h"
+
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
+namespace latch::config {
+
+// debug -> trace, verbose -> debug, notice -> info, warning -> warn, nothing -> off. An unknown
+// name (never produced by the config parser) maps to info.
+spdlog::level::level_enum SpdlogLevel(std::string_view loglevel);
+
+// A logger named "latchd" writing to options.logfile (appended) or stdout, at options.loglevel,
+// flushed on every line as Redis does. Throws spdlog::spdlog_ex when the file cannot be opened.
+// main() installs it as spdlog's default logger; CONFIG SET loglevel calls
+// spdlog::set_level(SpdlogLevel(new_level)).
+std::shared_ptr<spdlog::logger> MakeLogger(const Options& options);
+
+}  // namespace latch::config
