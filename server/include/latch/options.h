@@ -20,7 +20,10 @@ struct Options {
   std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   std::string loglevel = "notice";  // debug | verbose | notice | warning | nothing
   std::string logfile;              // empty = standard output
+  // enable-debug-command: no (both false), yes (enable_debug_command), local
+  // (enable_debug_command_local: DEBUG only from loopback or Unix-socket clients).
   bool enable_debug_command = false;
+  bool enable_debug_command_local = false;
   int hz = 10;                      // active expiry passes per second (each bounded)
   std::int64_t lua_time_limit = 5000;  // ms
 

@@ -84,5 +84,6 @@ void RegisterKeyCommands(CommandTable& t);
 void RegisterExpireCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
+// Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

@@ -59,14 +59,23 @@ class RequestParser {
  private:
   Result ParseMultibulk(std::string_view buf);
   Result ParseInline(std::string_view buf);
-  Result Fail(std::string text);
+  // Looks for `terminator` from scan_ on, the way Redis's strchr() does on its
+  // NUL-terminated query buffer: a NUL byte before it hides it for good. Remembers how
+  // far it looked, so a line arriving byte by byte is scanned once.
+  bool FindLineEnd(std::string_view buf, char terminator, std::size_t* end);
+  Result Fail(std::string_view text);
+  Result Finish(Result result);
   void Reset();
 
   ParserLimits limits_;
+  bool failed_ = false;
   // Progress through the current request (offsets from its first byte).
   bool in_request_ = false;
-  std::size_t pos_ = 0;
-  std::int64_t multibulk_left_ = 0;  // arguments still to read
+  bool multibulk_ = false;
+  std::size_t pos_ = 0;              // start of the line or bulk being read
+  std::size_t scan_ = 0;             // bytes before this hold no terminator and no NUL
+  bool line_blocked_ = false;        // a NUL precedes the terminator: the line never ends
+  std::int64_t multibulk_left_ = -1; // arguments still to read, -1 before the count line
   std::int64_t bulk_len_ = -1;       // length of the argument being read, -1 before its header
   std::vector<std::pair<std::size_t, std::size_t>> spans_;  // (offset, length) per argument
   std::vector<std::string> inline_args_;  // inline arguments after unquoting (owned)
