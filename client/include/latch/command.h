@@ -1,8 +1,11 @@
 #pragma once
 // One request, encoded as a RESP multibulk as its arguments are added. Arguments may be
-// anything string-like, integers, doubles or std::chrono durations (sent as their count):
+// anything string-like, integers, doubles or std::chrono durations:
 //
 //   latch::Command cmd("SET", key, value, "NX", "PX", std::chrono::milliseconds(3000));
+//
+// Durations are sent in milliseconds (the unit of PX, PEXPIRE and the LOCK.* commands), so
+// "PX", 3s sends 3000; for a command that takes seconds, pass seconds.count().
 #include <charconv>
 #include <chrono>
 #include <concepts>
@@ -34,7 +37,7 @@ class Command {
   Command& Add(double value);
   template <class Rep, class Period>
   Command& Add(std::chrono::duration<Rep, Period> d) {
-    return Add(d.count());
+    return Add(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
   }
 
   std::size_t argc() const { return argc_; }
