@@ -11,10 +11,15 @@
 #include "latch/clock.h"
 #include "latch/options.h"
 #include "store/keyspace.h"
+#include "store/lock_table.h"
+#include "watch_registry.h"
 
 namespace latch {
 
 class CommandTable;
+namespace scripting {
+class ScriptEngine;
+}  // namespace scripting
 
 struct Stats {
   std::atomic<std::uint64_t> total_connections{0};
@@ -68,9 +73,17 @@ struct ServerState {
   Options options;
   std::shared_ptr<Clock> clock;
   store::Keyspace keyspace;
+  store::LockTables locks{keyspace, *clock};  // LOCK.* waiters, fencing tokens, counters
   Stats stats;
   ClientRegistry clients;
+  WatchRegistry watches;
   const CommandTable* commands = nullptr;
+  // EVAL/SCRIPT (scripting/): the server-wide script cache and Lua state, created on first
+  // use through scripting::EngineFor(). script_busy is set while a script runs past
+  // lua-time-limit: Dispatch then answers BUSY to commands not flagged allow_busy.
+  std::once_flag scripting_once;
+  std::shared_ptr<scripting::ScriptEngine> scripting;
+  std::atomic<bool> script_busy{false};
   int io_threads;
   int tcp_port = 0;
   std::int64_t start_mono_ms;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands/errors.h"
+#include "commands/key_lock.h"
 
 namespace latch {
 namespace {
@@ -60,6 +61,10 @@ CommandTable::CommandTable() {
   RegisterExpireCommands(*this);
   RegisterServerCommands(*this);
   RegisterIntrospectionCommands(*this);
+  RegisterLockCommands(*this);
+  RegisterCompareCommands(*this);
+  RegisterTransactionCommands(*this);
+  RegisterScriptingCommands(*this);
 }
 
 void CommandTable::Add(CommandSpec spec) {
@@ -79,6 +84,9 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
 
 const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   const CommandSpec* spec = Find(ctx.args[0]);
+  // Inside MULTI, a command rejected here also dooms the transaction (EXECABORT).
+  const bool was_error = ctx.session.multi_error;
+  if (ctx.session.in_multi) ctx.session.multi_error = true;
   if (spec == nullptr) {
     ctx.out.Error(UnknownCommandError(ctx.args));
     return nullptr;
@@ -106,13 +114,80 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     ctx.out.Error(errors::kNoAuth);
     return nullptr;
   }
+  // A script past lua-time-limit: one relaxed load on the fast path. The script's own
+  // redis.call() runs on the thread that holds every shard and is let through.
+  if (ctx.server.script_busy.load(std::memory_order_relaxed) &&
+      !(spec->flags & kCmdAllowBusy) && !store::ThisThreadHoldsAllShards()) {
+    ctx.out.Error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+        "NOSAVE.");
+    return nullptr;
+  }
   if (spec->handler == nullptr) {
     ctx.out.Error("ERR wrong number of arguments for '" + spec->name + "' command");
     return nullptr;
   }
   ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
-  spec->handler(ctx);
+  if (ctx.session.in_multi) {
+    ctx.session.multi_error = was_error;
+    if (!(spec->flags & kCmdTxControl)) {
+      ctx.session.queued.emplace_back(ctx.args.begin(), ctx.args.end());
+      ctx.out.Simple("QUEUED");
+      return spec;
+    }
+  }
+  RunHandler(*spec, ctx);
   return spec;
+}
+
+namespace {
+// The keys a command names, from its legacy key positions.
+void KeysOf(const CommandSpec& spec, std::span<const std::string_view> args,
+            std::vector<std::string_view>* keys) {
+  if (spec.first_key <= 0) return;
+  std::size_t last = spec.last_key < 0 ? args.size() + static_cast<std::size_t>(spec.last_key)
+                                       : static_cast<std::size_t>(spec.last_key);
+  std::size_t step = spec.key_step > 0 ? static_cast<std::size_t>(spec.key_step) : 1;
+  for (std::size_t i = static_cast<std::size_t>(spec.first_key); i <= last && i < args.size();
+       i += step) {
+    keys->push_back(args[i]);
+  }
+}
+}  // namespace
+
+// While some connection WATCHes keys, a write command runs with its keys' shards held, and
+// the watchers are marked before those locks are released if the command changed a shard.
+void CommandTable::RunHandler(const CommandSpec& spec, CommandContext& ctx) const {
+  if (!(spec.flags & kCmdWrite) || !ctx.server.watches.active()) {
+    spec.handler(ctx);
+    return;
+  }
+  store::Keyspace& ks = ctx.server.keyspace;
+  std::vector<std::string_view> keys;
+  KeysOf(spec, ctx.args, &keys);
+  if (keys.empty()) {
+    AllShardsLock all(ks);
+    auto total = [&] {
+      std::uint64_t n = 0;
+      for (int i = 0; i < ks.shard_count(); ++i) n += ks.shard(i).mutations();
+      return n;
+    };
+    std::uint64_t before = total();
+    spec.handler(ctx);
+    if (total() != before) ctx.server.watches.TouchAll();
+    return;
+  }
+  MultiShardLock lock(ks, keys);
+  auto total = [&] {
+    std::uint64_t n = 0;
+    for (const KeyRef& k : lock.refs()) n += k.shard->mutations();
+    return n;
+  };
+  std::uint64_t before = total();
+  spec.handler(ctx);
+  if (total() != before) {
+    for (auto k : keys) ctx.server.watches.Touch(k);
+  }
 }
 
 }  // namespace latch

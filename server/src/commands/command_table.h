@@ -29,6 +29,7 @@ enum CommandFlag : std::uint32_t {
   kCmdPubSub = 1 << 9,
   kCmdBlocking = 1 << 10,
   kCmdAllowBusy = 1 << 11,  // allowed while a script runs too long
+  kCmdTxControl = 1 << 12,  // runs at once inside MULTI instead of being queued
 };
 
 struct CommandSpec {
@@ -73,6 +74,7 @@ class CommandTable {
     using is_transparent = void;
     bool operator()(std::string_view a, std::string_view b) const { return a == b; }
   };
+  void RunHandler(const CommandSpec& spec, CommandContext& ctx) const;
   std::vector<CommandSpec> specs_;  // stable after construction
   tsl::robin_map<std::string, std::size_t, NameHash, NameEq> index_;
 };
@@ -84,6 +86,10 @@ void RegisterKeyCommands(CommandTable& t);
 void RegisterExpireCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
+void RegisterLockCommands(CommandTable& t);     // lock_commands.cpp
+void RegisterCompareCommands(CommandTable& t);  // compare_commands.cpp: DELEX, DIGEST, DELIFEQ
+void RegisterTransactionCommands(CommandTable& t);
+void RegisterScriptingCommands(CommandTable& t);  // script_commands.cpp: EVAL*, SCRIPT
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

@@ -6,6 +6,8 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 #include <string_view>
 
 #include "latch/clock.h"
@@ -21,6 +23,14 @@ struct Session {
   int proto = 2;
   bool authenticated = true;
   bool close_after_reply = false;  // QUIT, protocol errors
+
+  // MULTI/EXEC/WATCH (see transaction_commands.cpp).
+  bool in_multi = false;
+  bool multi_error = false;                    // a command was rejected while queuing
+  std::vector<std::vector<std::string>> queued;  // owned copies of the queued commands
+  std::unique_ptr<WatchRegistry::Watcher> watcher;
+  std::vector<std::string> watched_keys;
+  std::vector<char> watched_existed;  // per watched key: live when WATCH ran
 };
 
 // A client parked by a blocking command (LOCK.ACQUIRE ... WAIT). The connection stops

@@ -6,15 +6,31 @@ MultiShardLock::MultiShardLock(store::Keyspace& ks, std::span<const std::string_
   refs_.reserve(keys.size());
   for (auto k : keys) refs_.push_back(Resolve(ks, k));
   if (store::ThisThreadHoldsAllShards()) return;
-  for (auto& r : refs_) shards_.push_back(r.shard);
-  // Shard addresses are a fixed total order, as good as their index.
+  for (auto& r : refs_) {
+    if (!store::ThisThreadHolds(r.shard)) shards_.push_back(r.shard);
+  }
+  // Shard addresses are a fixed total order, as good as their index. Locks already held by
+  // this thread (an enclosing MultiShardLock) are not taken again; the enclosing lock was
+  // itself taken in order and covers the same command's keys.
   std::sort(shards_.begin(), shards_.end());
   shards_.erase(std::unique(shards_.begin(), shards_.end()), shards_.end());
-  for (auto* s : shards_) s->mu().lock();
+  if (shards_.size() > kMaxTracked) {
+    // Too many to track one by one: freeze the whole keyspace instead.
+    shards_.clear();
+    all_.emplace(ks);
+    return;
+  }
+  for (auto* s : shards_) {
+    s->mu().lock();
+    store::NoteHeld(s);
+  }
 }
 
 MultiShardLock::~MultiShardLock() {
-  for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) (*it)->mu().unlock();
+  for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) {
+    store::NoteReleased(*it);
+    (*it)->mu().unlock();
+  }
 }
 
 // Ascending index order; MultiShardLock uses address order. Both are total orders, but they

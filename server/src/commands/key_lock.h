@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -33,19 +34,6 @@ inline KeyRef Resolve(store::Keyspace& ks, std::string_view key) {
 
 using store::ShardGuard;
 
-class MultiShardLock {
- public:
-  MultiShardLock(store::Keyspace& ks, std::span<const std::string_view> keys);
-  ~MultiShardLock();
-  MultiShardLock(const MultiShardLock&) = delete;
-  MultiShardLock& operator=(const MultiShardLock&) = delete;
-  const std::vector<KeyRef>& refs() const { return refs_; }
-
- private:
-  std::vector<KeyRef> refs_;
-  std::vector<store::Shard*> shards_;  // locked by us (empty inside an AllShardsLock)
-};
-
 class AllShardsLock {
  public:
   explicit AllShardsLock(store::Keyspace& ks);
@@ -57,5 +45,21 @@ class AllShardsLock {
   store::Keyspace& ks_;
   bool owner_;  // false when nested inside another AllShardsLock on this thread
 };
+
+class MultiShardLock {
+ public:
+  MultiShardLock(store::Keyspace& ks, std::span<const std::string_view> keys);
+  ~MultiShardLock();
+  MultiShardLock(const MultiShardLock&) = delete;
+  MultiShardLock& operator=(const MultiShardLock&) = delete;
+  const std::vector<KeyRef>& refs() const { return refs_; }
+
+ private:
+  std::vector<KeyRef> refs_;
+  static constexpr std::size_t kMaxTracked = 64;
+  std::vector<store::Shard*> shards_;  // locked by us (empty inside an AllShardsLock)
+  std::optional<AllShardsLock> all_;   // when the keys span more than kMaxTracked shards
+};
+
 
 }  // namespace latch

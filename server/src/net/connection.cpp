@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "commands/errors.h"
+#include "commands/transaction_commands.h"
 #include "net/worker.h"
 
 namespace latch {
@@ -53,6 +54,7 @@ void Connection::Close() {
   if (closed_) return;
   closed_ = true;
   worker_.Unregister(this);
+  ClearWatches(session_, state_.watches);
   if (blocked_) {
     auto b = std::move(blocked_);
     block_timer_.cancel();

@@ -10,10 +10,35 @@ namespace latch::store {
 
 namespace {
 thread_local bool t_holds_all = false;
+// Shards held through MultiShardLock: a command touches few keys, so a short array.
+constexpr int kMaxHeld = 64;  // MultiShardLock never tracks more
+thread_local const Shard* t_held[kMaxHeld];
+thread_local int t_held_count = 0;
 }  // namespace
 
 bool ThisThreadHoldsAllShards() { return t_holds_all; }
 void SetThisThreadHoldsAllShards(bool v) { t_holds_all = v; }
+
+bool ThisThreadHolds(const Shard* s) {
+  if (t_holds_all) return true;
+  for (int i = 0; i < t_held_count; ++i) {
+    if (t_held[i] == s) return true;
+  }
+  return false;
+}
+
+void NoteHeld(const Shard* s) {
+  if (t_held_count < kMaxHeld) t_held[t_held_count++] = s;
+}
+
+void NoteReleased(const Shard* s) {
+  for (int i = 0; i < t_held_count; ++i) {
+    if (t_held[i] == s) {
+      t_held[i] = t_held[--t_held_count];
+      return;
+    }
+  }
+}
 
 Keyspace::Keyspace(int shard_count, std::int64_t now_ms) {
   if (shard_count < 1 || !std::has_single_bit(static_cast<unsigned>(shard_count))) {

@@ -11,24 +11,33 @@ std::size_t ObjectHash::operator()(std::string_view key) const { return HashKey(
 
 Shard::Shard(std::int64_t now_ms) : wheel_(now_ms) {}
 
-Shard::~Shard() { Clear(); }
+Shard::~Shard() {
+  watcher_ = nullptr;
+  Clear();
+}
 
 Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
   auto it = set_.find(key, hash);
   if (it == set_.end()) return nullptr;
   Object* o = *it;
   if (o->expired(now_ms)) {
+    ++mutations_;
     set_.erase(it);
     wheel_.Cancel(o);
-    Object::Destroy(o);
     ++expired_total_;
-    return nullptr;
+    Object* granted = nullptr;
+    if (watcher_ != nullptr) [[unlikely]] {
+      granted = watcher_->OnKeyGone(*this, o->key(), hash, KeyWatcher::Reason::kExpired);
+    }
+    Object::Destroy(o);
+    return granted;
   }
   return o;
 }
 
 Object* Shard::Set(Object* existing, std::string_view key, std::string_view value,
                    bool keep_ttl) {
+  ++mutations_;
   if (existing == nullptr) {
     Object* o = Object::Create(key, value);
     set_.insert(o);
@@ -52,31 +61,42 @@ Object* Shard::Set(Object* existing, std::string_view key, std::string_view valu
 }
 
 void Shard::SetDeadline(Object* o, std::int64_t deadline_ms) {
+  ++mutations_;
   wheel_.Cancel(o);
   o->deadline = 0;
   if (deadline_ms != 0) wheel_.Schedule(o, deadline_ms);
 }
 
 void Shard::Erase(Object* o) {
+  ++mutations_;
   wheel_.Cancel(o);
   set_.erase(o);
+  if (watcher_ != nullptr) [[unlikely]] {
+    watcher_->OnKeyGone(*this, o->key(), HashKey(o->key()), KeyWatcher::Reason::kDeleted);
+  }
   Object::Destroy(o);
 }
 
 void Shard::Clear() {
+  if (!set_.empty()) ++mutations_;
   for (Object* o : set_) {
     wheel_.Cancel(o);
     Object::Destroy(o);
   }
   set_.clear();
+  if (watcher_ != nullptr) [[unlikely]] watcher_->OnCleared(*this);
 }
 
 std::size_t Shard::ExpireDue(std::int64_t now_ms, std::size_t budget) {
   return wheel_.Advance(now_ms, budget, [this](TimerNode* n) {
     Object* o = static_cast<Object*>(n);
+    ++mutations_;
     set_.erase(o);
-    Object::Destroy(o);
     ++expired_total_;
+    if (watcher_ != nullptr) [[unlikely]] {
+      watcher_->OnKeyGone(*this, o->key(), HashKey(o->key()), KeyWatcher::Reason::kExpired);
+    }
+    Object::Destroy(o);
   });
 }
 

@@ -12,6 +12,7 @@
 
 #include <tsl/robin_set.h>
 
+#include "store/key_watcher.h"
 #include "store/object.h"
 #include "store/timer_wheel.h"
 
@@ -45,7 +46,8 @@ class Shard {
 
   std::mutex& mu() { return mu_; }
 
-  // The live object for key, or nullptr. An expired object found here is deleted.
+  // The live object for key, or nullptr. An expired object found here is deleted (and
+  // when a watcher hands the key to a lock waiter, the new object is returned).
   Object* Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
   // Creates or overwrites key. With keep_ttl the existing deadline stays, otherwise the key
   // no longer expires (SET semantics). `existing` is Find()'s result for the same key and
@@ -53,8 +55,12 @@ class Shard {
   Object* Set(Object* existing, std::string_view key, std::string_view value, bool keep_ttl);
   // Sets (deadline > 0) or removes (0) the key's monotonic deadline.
   void SetDeadline(Object* o, std::int64_t deadline_ms);
+  // Removes o (the watcher, if any, is told and may re-create the key for a waiter).
   void Erase(Object* o);
   void Clear();
+
+  // Installed by the lock table while it tracks keys of this shard; nullptr otherwise.
+  void set_watcher(KeyWatcher* w) { watcher_ = w; }
 
   // Reclaims up to `budget` keys whose deadline <= now. Returns how many.
   std::size_t ExpireDue(std::int64_t now_ms, std::size_t budget);
@@ -62,6 +68,9 @@ class Shard {
   std::size_t size() const { return set_.size(); }
   std::size_t expires() const { return wheel_.size(); }
   std::uint64_t expired_total() const { return expired_total_; }
+  // Counts every change to the shard (set, delete, TTL change, expiry): WATCH compares it
+  // before and after a write command to learn whether the command changed anything.
+  std::uint64_t mutations() const { return mutations_; }
 
   template <class Fn>
   void ForEach(Fn&& fn) const {
@@ -76,6 +85,8 @@ class Shard {
   Set_ set_;
   TimerWheel wheel_;
   std::uint64_t expired_total_ = 0;
+  std::uint64_t mutations_ = 0;
+  KeyWatcher* watcher_ = nullptr;
 };
 
 }  // namespace latch::store

@@ -1,0 +1,123 @@
+// MULTI, EXEC, DISCARD, WATCH, UNWATCH with Redis 7.0 semantics. Queuing itself happens in
+// CommandTable::Dispatch (every command but these is queued while in MULTI); EXEC runs the
+// queue under AllShardsLock, so the transaction is atomic whatever the threads.
+#include "commands/transaction_commands.h"
+
+#include <string>
+#include <vector>
+
+#include "commands/command_table.h"
+#include "commands/key_lock.h"
+
+namespace latch {
+
+void ClearWatches(Session& s, WatchRegistry& registry) {
+  if (s.watcher && !s.watched_keys.empty()) registry.Unwatch(s.watched_keys, s.watcher.get());
+  s.watched_keys.clear();
+  s.watched_existed.clear();
+  if (s.watcher) s.watcher->dirty = false;
+}
+
+namespace {
+
+void ResetMulti(Session& s) {
+  s.in_multi = false;
+  s.multi_error = false;
+  s.queued.clear();
+}
+
+void MultiCommand(CommandContext& ctx) {
+  if (ctx.session.in_multi) return ctx.out.Error("ERR MULTI calls can not be nested");
+  ctx.session.in_multi = true;
+  ctx.session.multi_error = false;
+  ctx.session.queued.clear();
+  ctx.out.Ok();
+}
+
+void DiscardCommand(CommandContext& ctx) {
+  if (!ctx.session.in_multi) return ctx.out.Error("ERR DISCARD without MULTI");
+  ResetMulti(ctx.session);
+  ClearWatches(ctx.session, ctx.server.watches);
+  ctx.out.Ok();
+}
+
+void WatchCommand(CommandContext& ctx) {
+  if (ctx.session.in_multi) return ctx.out.Error("ERR WATCH inside MULTI is not allowed");
+  Session& s = ctx.session;
+  if (!s.watcher) s.watcher = std::make_unique<WatchRegistry::Watcher>();
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    std::string key(ctx.arg(i));
+    bool already = false;
+    for (const auto& k : s.watched_keys) already = already || k == key;
+    if (already) continue;
+    // Registered before the existence check: a change after this point marks us dirty.
+    ctx.server.watches.Watch(key, s.watcher.get());
+    KeyRef k = Resolve(ctx.server.keyspace, key);
+    bool exists;
+    {
+      ShardGuard lock(*k.shard);
+      exists = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr;
+    }
+    s.watched_keys.push_back(std::move(key));
+    s.watched_existed.push_back(exists);
+  }
+  ctx.out.Ok();
+}
+
+void UnwatchCommand(CommandContext& ctx) {
+  ClearWatches(ctx.session, ctx.server.watches);
+  ctx.out.Ok();
+}
+
+void ExecCommand(CommandContext& ctx) {
+  Session& s = ctx.session;
+  if (!s.in_multi) return ctx.out.Error("ERR EXEC without MULTI");
+  if (s.multi_error) {
+    ResetMulti(s);
+    ClearWatches(s, ctx.server.watches);
+    return ctx.out.Error("EXECABORT Transaction discarded because of previous errors.");
+  }
+  AllShardsLock all(ctx.server.keyspace);
+  bool dirty = s.watcher && s.watcher->dirty.load();
+  // A watched key that was live at WATCH and has expired since counts as modified.
+  for (std::size_t i = 0; !dirty && i < s.watched_keys.size(); ++i) {
+    if (!s.watched_existed[i]) continue;
+    KeyRef k = Resolve(ctx.server.keyspace, s.watched_keys[i]);
+    dirty = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr;
+  }
+  auto queued = std::move(s.queued);
+  ResetMulti(s);
+  ClearWatches(s, ctx.server.watches);
+  if (dirty) return ctx.out.NullArray();
+  ctx.out.ArrayHeader(queued.size());
+  std::vector<std::string_view> argv;
+  for (const auto& cmd : queued) {
+    argv.assign(cmd.begin(), cmd.end());
+    CommandContext sub{argv, ctx.out, s, ctx.server, ctx.now, nullptr};
+    ctx.server.commands->Dispatch(sub);
+    if (s.close_after_reply) break;
+  }
+}
+
+}  // namespace
+
+void RegisterTransactionCommands(CommandTable& t) {
+  const auto f = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdTxControl;
+  t.Add({.name = "multi", .arity = 1, .flags = f | kCmdAllowBusy, .handler = MultiCommand,
+         .group = "transactions", .summary = "Starts a transaction.", .since = "1.2.0"});
+  t.Add({.name = "exec", .arity = 1, .flags = kCmdNoScript | kCmdLoading | kCmdStale |
+                                              kCmdTxControl,
+         .handler = ExecCommand, .group = "transactions",
+         .summary = "Executes all commands in a transaction.", .since = "1.2.0"});
+  t.Add({.name = "discard", .arity = 1, .flags = f | kCmdAllowBusy, .handler = DiscardCommand,
+         .group = "transactions", .summary = "Discards a transaction.", .since = "2.0.0"});
+  t.Add({.name = "watch", .arity = -2, .flags = f | kCmdAllowBusy, .first_key = 1,
+         .last_key = -1, .key_step = 1, .handler = WatchCommand, .group = "transactions",
+         .summary = "Monitors changes to keys to determine the execution of a transaction.",
+         .since = "2.2.0"});
+  t.Add({.name = "unwatch", .arity = 1, .flags = f | kCmdAllowBusy, .handler = UnwatchCommand,
+         .group = "transactions",
+         .summary = "Forgets about watched keys of a transaction.", .since = "2.2.0"});
+}
+
+}  // namespace latch

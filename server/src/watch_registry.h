@@ -1,0 +1,35 @@
+#pragma once
+// WATCH bookkeeping: which connections watch which keys. A write command that changes a
+// watched key marks its watchers dirty; their EXEC then fails. Marking happens while the
+// writer still holds the key's shard lock (see CommandTable::Dispatch), and EXEC checks the
+// flag under AllShardsLock, so no change can slip between the check and the transaction.
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace latch {
+
+class WatchRegistry {
+ public:
+  struct Watcher {
+    std::atomic<bool> dirty{false};
+  };
+
+  // Fast path for every write command: nothing to do while nobody watches.
+  bool active() const { return watched_.load(std::memory_order_acquire) > 0; }
+
+  void Watch(const std::string& key, Watcher* w);
+  void Unwatch(const std::vector<std::string>& keys, Watcher* w);
+  void Touch(std::string_view key);
+  void TouchAll();
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, std::vector<Watcher*>> by_key_;
+  std::atomic<std::size_t> watched_{0};  // number of (key, watcher) pairs
+};
+
+}  // namespace latch
