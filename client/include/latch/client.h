@@ -85,10 +85,14 @@ class Client {
   Awaitable<Result<Reply>> command(const Args&... args) {
     return execute(Command(args...));
   }
-  Awaitable<Result<Reply>> execute(Command cmd, CallOptions options = {});
+  // (No default arguments on coroutines: GCC 12 miscompiles them, hence the overloads.)
+  Awaitable<Result<Reply>> execute(Command cmd, CallOptions options);
+  Awaitable<Result<Reply>> execute(Command cmd) { return execute(std::move(cmd), CallOptions{}); }
   // Sends the commands back to back on one connection; all replies, in order, or an error.
-  Awaitable<Result<std::vector<Reply>>> pipeline(std::vector<Command> cmds,
-                                                 CallOptions options = {});
+  Awaitable<Result<std::vector<Reply>>> pipeline(std::vector<Command> cmds, CallOptions options);
+  Awaitable<Result<std::vector<Reply>>> pipeline(std::vector<Command> cmds) {
+    return pipeline(std::move(cmds), CallOptions{});
+  }
 
   template <class... Args>
   Result<Reply> command_sync(const Args&... args) {

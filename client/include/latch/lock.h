@@ -53,7 +53,11 @@ class Lock {
  public:
   explicit Lock(Client& client) : client_(client) {}
 
-  Awaitable<Result<Lease>> acquire(std::string key, Millis ttl, AcquireOptions options = {});
+  // (No default arguments on coroutines: GCC 12 miscompiles them, hence the overload.)
+  Awaitable<Result<Lease>> acquire(std::string key, Millis ttl, AcquireOptions options);
+  Awaitable<Result<Lease>> acquire(std::string key, Millis ttl) {
+    return acquire(std::move(key), ttl, AcquireOptions{});
+  }
   Awaitable<Result<LeaseStatus>> release(const Lease& lease);
   // On kOk, lease.valid_until moves to the start of this request + ttl.
   Awaitable<Result<LeaseStatus>> extend(Lease& lease, Millis ttl);
