@@ -2,6 +2,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
@@ -122,6 +123,18 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
                           ",expires=" + std::to_string(st.keyspace.TotalExpires()) +
                           ",avg_ttl=0");
     }
+    s.append("\r\n");
+  }
+  if (wants("locks", true)) {
+    store::LockStats& l = st.locks.stats();
+    s.append("# Locks\r\n");
+    Line(&s, "lock_grants", l.grants.load());
+    Line(&s, "lock_contended_acquires", l.contended.load());
+    std::int64_t waiting = std::max<std::int64_t>(0, l.waiters.load());
+    Line(&s, "lock_waiters", static_cast<std::uint64_t>(waiting));
+    Line(&s, "lock_handoffs", l.handoffs.load());
+    Line(&s, "lock_releases_by_non_owner", l.non_owner_releases.load());
+    Line(&s, "lock_expired_while_held", l.expired_while_held.load());
     s.append("\r\n");
   }
   // Redis ends the text without the blank line of the last section.

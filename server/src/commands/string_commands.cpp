@@ -1,4 +1,4 @@
-// SET, SETNX, GET, GETDEL, MGET, INCR/INCRBY/DECR/DECRBY: Redis 7 string semantics.
+// SET (with Redis 8.4's IFEQ/IFNE/IFDEQ/IFDNE), SETNX, GET, GETDEL, MGET, INCR/INCRBY/DECR/DECRBY: Redis 7 string semantics.
 #include <charconv>
 #include <climits>
 #include <mutex>
@@ -7,12 +7,14 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
+#include "commands/value_digest.h"
 
 namespace latch {
 namespace {
 
 enum SetFlags : unsigned {
   kNx = 1, kXx = 2, kGet = 4, kKeepTtl = 8, kEx = 16, kPx = 32, kExAt = 64, kPxAt = 128,
+  kIfCond = 256,  // one of Redis 8.4's IFEQ / IFNE / IFDEQ / IFDNE (SetArgs::cond)
 };
 constexpr unsigned kAnyExpire = kEx | kPx | kExAt | kPxAt;
 
@@ -20,20 +22,38 @@ struct SetArgs {
   unsigned flags = 0;
   std::string_view expire;
   std::int64_t deadline_mono = 0;  // resolved deadline when an expire option was given
+  ValueCond cond = ValueCond::kNone;
+  std::string_view cond_arg;  // the value or digest the condition compares with
 };
+
+// IFEQ/IFNE/IFDEQ/IFDNE, or kNone for any other word.
+ValueCond ParseValueCond(std::string_view opt) {
+  if (EqualsNoCase(opt, "ifeq")) return ValueCond::kIfEq;
+  if (EqualsNoCase(opt, "ifne")) return ValueCond::kIfNe;
+  if (EqualsNoCase(opt, "ifdeq")) return ValueCond::kIfDeq;
+  if (EqualsNoCase(opt, "ifdne")) return ValueCond::kIfDne;
+  return ValueCond::kNone;
+}
 
 // Parses SET's options (Redis's parseExtendedStringArgumentsOrReply rules: any order,
 // case-insensitive, a repeated expire option of the same kind is allowed and the last wins).
+// Redis 8.4's conditions IFEQ/IFNE/IFDEQ/IFDNE take one argument and exclude each other and
+// NX/XX (a second condition is a syntax error; NX NX stays allowed as in Redis 7).
 // Replies the error and returns false on failure.
 bool ParseSetArgs(CommandContext& ctx, SetArgs* a) {
   unsigned& f = a->flags;
   for (std::size_t j = 3; j < ctx.argc(); ++j) {
     std::string_view opt = ctx.arg(j);
     bool has_next = j + 1 < ctx.argc();
-    if (EqualsNoCase(opt, "nx") && !(f & kXx)) {
+    ValueCond cond = ParseValueCond(opt);
+    if (EqualsNoCase(opt, "nx") && !(f & (kXx | kIfCond))) {
       f |= kNx;
-    } else if (EqualsNoCase(opt, "xx") && !(f & kNx)) {
+    } else if (EqualsNoCase(opt, "xx") && !(f & (kNx | kIfCond))) {
       f |= kXx;
+    } else if (cond != ValueCond::kNone && has_next && !(f & (kNx | kXx | kIfCond))) {
+      f |= kIfCond;
+      a->cond = cond;
+      a->cond_arg = ctx.arg(++j);
     } else if (EqualsNoCase(opt, "get")) {
       f |= kGet;
     } else if (EqualsNoCase(opt, "keepttl") && !(f & kAnyExpire)) {
@@ -86,6 +106,18 @@ void SetCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
   ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  bool skip = ((a.flags & kNx) && o != nullptr) || ((a.flags & kXx) && o == nullptr);
+  if (a.flags & kIfCond) {
+    if (o == nullptr) {
+      // IFEQ/IFDEQ never create the key; IFNE/IFDNE do (nothing differs from a missing key).
+      skip = a.cond == ValueCond::kIfEq || a.cond == ValueCond::kIfDeq;
+    } else {
+      CondResult r = CheckValueCond(a.cond, a.cond_arg, o->value());
+      if (r == CondResult::kBadDigest) return ctx.out.Error(kDigestFormatError);
+      skip = r == CondResult::kNotMet;
+    }
+  }
+  // With GET the old value is the reply whether or not the value was set.
   if (a.flags & kGet) {
     if (o == nullptr) {
       ctx.out.Null();
@@ -93,7 +125,7 @@ void SetCommand(CommandContext& ctx) {
       ctx.out.Bulk(o->value());
     }
   }
-  if (((a.flags & kNx) && o != nullptr) || ((a.flags & kXx) && o == nullptr)) {
+  if (skip) {
     if (!(a.flags & kGet)) ctx.out.Null();
     return;
   }

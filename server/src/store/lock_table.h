@@ -1,0 +1,159 @@
+#pragma once
+// Native locks (LOCK.ACQUIRE / RELEASE / EXTEND / INFO) on top of the ordinary keyspace.
+//
+// A lock IS its string key: value = owner, monotonic deadline = TTL, so GET, PTTL, DEL, SET
+// and scripts see the same truth as LOCK.*. What the keyspace cannot hold lives in one
+// LockTable per shard, only for keys that need it: the fencing token of a key granted by
+// LOCK.ACQUIRE and the FIFO queue of parked waiters. A key locked with SET NX PX and nobody
+// waiting costs nothing here.
+//
+// Hand-off: the table is the shard's KeyWatcher while it tracks any key, so every path that
+// removes a key (LOCK.RELEASE, DEL/UNLINK/GETDEL/DELEX, lazy and active expiry, FLUSHALL)
+// grants the key to the first waiter still waiting, under the same shard lock: nobody can
+// slip in between. Overwriting a held key (SET without NX) is not a removal: waiters wait on.
+//
+// Fencing tokens: one server-wide counter, token = max(last + 1, wall-clock ns since the
+// epoch). Strictly increasing for every grant of every key, with no per-key memory once a
+// key is gone, and still increasing across a restart as long as the wall clock did not go
+// back (and fewer than one grant per nanosecond were made, which no server does).
+//
+// Threading: every LockTable method runs under its shard's lock (ShardGuard), like the
+// Shard itself. FencingTokens and LockStats are atomics shared by all shards.
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tsl/robin_map.h>
+
+#include "latch/clock.h"
+#include "store/key_watcher.h"
+#include "store/keyspace.h"
+
+namespace latch::store {
+
+class FencingTokens {
+ public:
+  // The next token: > every token returned before by this object, and >= wall_us * 1000.
+  std::uint64_t Next(std::int64_t wall_us);
+  std::uint64_t last() const { return last_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> last_{0};
+};
+
+// INFO's "# Locks" counters.
+struct LockStats {
+  std::atomic<std::uint64_t> grants{0};              // every grant, direct or handed off
+  std::atomic<std::uint64_t> contended{0};           // LOCK.ACQUIRE that found the key held
+  std::atomic<std::int64_t> waiters{0};              // clients parked right now
+  std::atomic<std::uint64_t> handoffs{0};            // grants to a parked waiter
+  std::atomic<std::uint64_t> non_owner_releases{0};  // LOCK.RELEASE by another owner
+  std::atomic<std::uint64_t> expired_while_held{0};  // LOCK.ACQUIRE leases that ran out
+};
+
+// A parked LOCK.ACQUIRE ... WAIT.
+struct LockWaiter {
+  std::string owner;
+  std::int64_t ttl_ms = 0;
+  // Called under the shard lock with the token the waiter would get: true when the waiter
+  // took the grant (it replies the token), false when it had already stopped waiting.
+  std::function<bool(std::uint64_t token)> grant;
+  std::uint64_t id = 0;  // set by Enqueue
+};
+
+// What LOCK.INFO shows.
+struct LockInfo {
+  std::string owner;
+  std::optional<std::uint64_t> token;  // absent for a key not granted by LOCK.ACQUIRE
+  std::int64_t ttl_ms = -1;            // -1: no TTL (PTTL's convention)
+  std::size_t waiters = 0;
+};
+
+class LockTable final : public KeyWatcher {
+ public:
+  LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, LockStats& stats);
+  ~LockTable() override;
+  LockTable(const LockTable&) = delete;
+  LockTable& operator=(const LockTable&) = delete;
+
+  // Takes the lock when the key is absent: creates it (value owner, TTL ttl_ms) and returns
+  // its fencing token. Returns 0 when the key exists, whoever holds it (the same owner
+  // included: a re-acquire is not a grant, as with SET NX).
+  std::uint64_t TryAcquire(std::string_view key, std::uint64_t hash, std::string_view owner,
+                           std::int64_t ttl_ms, const TimeSnapshot& now);
+  // Parks a waiter at the back of the key's queue (the key must exist: call right after a
+  // failed TryAcquire under the same lock). Returns the id to pass to RemoveWaiter.
+  std::uint64_t Enqueue(std::string_view key, std::uint64_t hash, LockWaiter waiter);
+  // Drops a waiter that timed out or disconnected; no-op when it was already granted.
+  void RemoveWaiter(std::string_view key, std::uint64_t hash, std::uint64_t id);
+
+  // 1 released (the next waiter gets the key), 0 held by another owner, -1 not held.
+  int Release(std::string_view key, std::uint64_t hash, std::string_view owner,
+              const TimeSnapshot& now);
+  // 1 extended to now + ttl_ms, 0 held by another owner, -1 not held.
+  int Extend(std::string_view key, std::uint64_t hash, std::string_view owner,
+             std::int64_t ttl_ms, const TimeSnapshot& now);
+  std::optional<LockInfo> Info(std::string_view key, std::uint64_t hash,
+                               const TimeSnapshot& now);
+
+  // Keys with a token or waiters (for tests and memory accounting).
+  std::size_t tracked() const { return entries_.size(); }
+
+  Object* OnKeyGone(Shard& shard, std::string_view key, std::uint64_t hash,
+                    Reason reason) override;
+  void OnCleared(Shard& shard) override;
+
+ private:
+  struct Entry {
+    std::uint64_t token = 0;  // 0: the key's holder did not come from LOCK.ACQUIRE
+    std::unique_ptr<std::deque<LockWaiter>> waiters;  // null when nobody waits
+    bool idle() const { return token == 0 && !waiters; }
+  };
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view k) const { return HashKey(k); }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+  using Map = tsl::robin_map<std::string, Entry, KeyHash, KeyEq>;
+
+  Entry& Track(std::string_view key, std::uint64_t hash);
+  void Untrack(Map::iterator it);
+  // Pops waiters until one takes the grant; creates the key for it. `key` must be absent.
+  Object* GrantNext(std::string_view key, Entry& e);
+
+  Shard& shard_;
+  const Clock& clock_;
+  FencingTokens& tokens_;
+  LockStats& stats_;
+  Map entries_;
+  std::uint64_t next_waiter_id_ = 1;
+};
+
+// One LockTable per shard of a keyspace, plus the shared token source and counters. Lives
+// in ServerState next to the keyspace it watches (declared after it: destroyed first).
+class LockTables {
+ public:
+  LockTables(Keyspace& keyspace, const Clock& clock);
+  LockTable& ForHash(std::uint64_t hash) {
+    return *tables_[static_cast<std::size_t>(keyspace_.ShardIndex(hash))];
+  }
+  LockStats& stats() { return stats_; }
+  FencingTokens& tokens() { return tokens_; }
+
+ private:
+  Keyspace& keyspace_;
+  FencingTokens tokens_;
+  LockStats stats_;
+  std::vector<std::unique_ptr<LockTable>> tables_;
+};
+
+}  // namespace latch::store
