@@ -4,10 +4,14 @@
 #include <vector>
 
 #include "commands/arg_parse.h"
+#include "commands/command_args.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 
 namespace latch {
+
+std::string_view ArgumentNotation(std::string_view name);  // command_arg_notation.cpp
+
 namespace {
 
 std::vector<std::string_view> FlagNames(std::uint32_t f) {
@@ -97,7 +101,8 @@ void WriteInfo(protocol::ReplyWriter& out, const CommandSpec& c) {
 }
 
 void WriteDocs(protocol::ReplyWriter& out, const CommandSpec& c) {
-  std::size_t fields = 3 + (c.IsContainer() ? 1 : 0);
+  std::string_view notation = ArgumentNotation(c.name);
+  std::size_t fields = 3 + (c.IsContainer() ? 1 : 0) + (notation.empty() ? 0 : 1);
   out.MapHeader(fields);
   out.Bulk("summary");
   out.Bulk(c.summary);
@@ -105,6 +110,11 @@ void WriteDocs(protocol::ReplyWriter& out, const CommandSpec& c) {
   out.Bulk(c.since);
   out.Bulk("group");
   out.Bulk(c.group);
+  if (!notation.empty()) {
+    out.Bulk("arguments");
+    // A malformed notation is caught by a unit test; never emit half a reply.
+    if (!WriteCommandArguments(out, notation)) out.ArrayHeader(0);
+  }
   if (c.IsContainer()) {
     out.Bulk("subcommands");
     out.MapHeader(c.subcommands.size());
