@@ -94,19 +94,17 @@ Client::~Client() = default;
 
 const ClientOptions& Client::options() const { return impl_->options(); }
 
-void Client::async_pipeline(std::vector<Command> cmds, CallOptions options,
-                            PipelineCallback done) {
+void Client::async_pipeline(std::vector<Command> cmds, CallOptions options, PipelineCallback done) {
   impl_->Submit(std::move(cmds), options, std::move(done));
 }
 
 void Client::async_execute(Command cmd, CallOptions options, Callback done) {
   std::vector<Command> cmds;
   cmds.push_back(std::move(cmd));
-  impl_->Submit(std::move(cmds), options,
-                [done = std::move(done)](Result<std::vector<Reply>> r) {
-                  if (!r.ok()) return done(r.error());
-                  done(std::move(r.value().front()));
-                });
+  impl_->Submit(std::move(cmds), options, [done = std::move(done)](Result<std::vector<Reply>> r) {
+    if (!r.ok()) return done(r.error());
+    done(std::move(r.value().front()));
+  });
 }
 
 Awaitable<Result<Reply>> Client::execute(Command cmd, CallOptions options) {

@@ -22,8 +22,9 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 
 // A command missing from an older server (or from latchd before it grew it).
 bool IsUnknownCommand(const Reply& r) {
-  return r.is_error() && (StartsWith(r.str, "ERR unknown command") ||
-                          StartsWith(r.str, "ERR unknown subcommand") || StartsWith(r.str, "NOPROTO"));
+  return r.is_error() &&
+         (StartsWith(r.str, "ERR unknown command") || StartsWith(r.str, "ERR unknown subcommand") ||
+          StartsWith(r.str, "NOPROTO"));
 }
 
 // A COMMAND INFO entry exists when it is a non-empty array (unknown commands are nil).
@@ -142,8 +143,7 @@ asio::awaitable<Result<Capabilities>> Connection::Connect(std::shared_ptr<Socket
   };
 
   asio::ip::tcp::resolver resolver(ctx_);
-  auto [rec, endpoints] =
-      co_await resolver.async_resolve(ep.host, std::to_string(ep.port), kTuple);
+  auto [rec, endpoints] = co_await resolver.async_resolve(ep.host, std::to_string(ep.port), kTuple);
   if (rec) co_return fail(Errc::kConnectFailed, rec.message());
   auto [cec, connected] = co_await asio::async_connect(*socket, endpoints, kTuple);
   (void)connected;
@@ -273,17 +273,17 @@ void Connection::StartWrite() {
   }
   if (write_buf_.empty()) return;
   writing_ = true;
-  asio::async_write(*socket_, asio::buffer(write_buf_),
-                    [self = shared_from_this(), socket = socket_](boost::system::error_code ec,
-                                                                  std::size_t) {
-                      if (socket != self->socket_) return;  // that connection is gone
-                      self->writing_ = false;
-                      if (ec) {
-                        self->Break(Error{make_error_code(Errc::kConnectionLost), ec.message()});
-                        return;
-                      }
-                      self->StartWrite();
-                    });
+  asio::async_write(
+      *socket_, asio::buffer(write_buf_),
+      [self = shared_from_this(), socket = socket_](boost::system::error_code ec, std::size_t) {
+        if (socket != self->socket_) return;  // that connection is gone
+        self->writing_ = false;
+        if (ec) {
+          self->Break(Error{make_error_code(Errc::kConnectionLost), ec.message()});
+          return;
+        }
+        self->StartWrite();
+      });
 }
 
 void Connection::OnTimeout(const std::shared_ptr<PendingCall>& call) {

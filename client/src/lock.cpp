@@ -20,10 +20,14 @@ Result<LeaseStatus> StatusFromReply(const Result<Reply>& r) {
   if (r->is_error()) return Result<LeaseStatus>(Errc::kServerError, r->str);
   if (!r->is_integer()) return Result<LeaseStatus>(Errc::kUnexpectedReply, r->ToString());
   switch (r->integer) {
-    case 1: return LeaseStatus::kOk;
-    case 0: return LeaseStatus::kNotOwner;
-    case -1: return LeaseStatus::kLost;
-    default: return Result<LeaseStatus>(Errc::kUnexpectedReply, r->ToString());
+    case 1:
+      return LeaseStatus::kOk;
+    case 0:
+      return LeaseStatus::kNotOwner;
+    case -1:
+      return LeaseStatus::kLost;
+    default:
+      return Result<LeaseStatus>(Errc::kUnexpectedReply, r->ToString());
   }
 }
 
@@ -56,9 +60,12 @@ Millis Jittered(Millis d) {
 
 std::string_view LeaseStatusName(LeaseStatus s) {
   switch (s) {
-    case LeaseStatus::kOk: return "ok";
-    case LeaseStatus::kNotOwner: return "not-owner";
-    case LeaseStatus::kLost: return "lost";
+    case LeaseStatus::kOk:
+      return "ok";
+    case LeaseStatus::kNotOwner:
+      return "not-owner";
+    case LeaseStatus::kLost:
+      return "lost";
   }
   return "unknown";
 }

@@ -138,9 +138,9 @@ Awaitable<Result<RedlockLease>> Redlock::extend(const RedlockLease& lease, Milli
   int n = static_cast<int>(std::count(extended.begin(), extended.end(), true));
   auto v = validity(ttl, elapsed);
   if (n < quorum() || !v) {
-    co_return Result<RedlockLease>(Errc::kLeaseLost, std::to_string(n) + " of " +
-                                                         std::to_string(locks_.size()) +
-                                                         " servers extended");
+    co_return Result<RedlockLease>(
+        Errc::kLeaseLost,
+        std::to_string(n) + " of " + std::to_string(locks_.size()) + " servers extended");
   }
   RedlockLease out = lease;
   out.granted = n;

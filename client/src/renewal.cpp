@@ -32,9 +32,8 @@ namespace {
 
 Awaitable<void> RenewLoop(std::shared_ptr<Renewal::State> st, Lock lock, Millis ttl,
                           RenewOptions options) {
-  const Millis period(std::max<std::int64_t>(1, static_cast<std::int64_t>(
-                                                   static_cast<double>(ttl.count()) *
-                                                   options.fraction)));
+  const Millis period(std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(static_cast<double>(ttl.count()) * options.fraction)));
   Millis wait = period;
   // Ends on stop() or on loss; each round waits at least 1 ms and one call timeout at most.
   for (;;) {

@@ -68,9 +68,12 @@ class EmbeddedBackend : public Backend {
 
 std::string BackendName(BackendKind kind) {
   switch (kind) {
-    case BackendKind::kRedis: return "redis";
-    case BackendKind::kLatchEmbedded: return "latch_embedded";
-    case BackendKind::kLatchd: return "latchd";
+    case BackendKind::kRedis:
+      return "redis";
+    case BackendKind::kLatchEmbedded:
+      return "latch_embedded";
+    case BackendKind::kLatchd:
+      return "latchd";
   }
   return "unknown";
 }
@@ -85,12 +88,16 @@ std::vector<BackendKind> AllBackends() {
 
 std::unique_ptr<Backend> Backend::Start(BackendKind kind) {
   switch (kind) {
-    case BackendKind::kRedis: return std::make_unique<ChildBackend>(ChildServer::Kind::kRedis);
-    case BackendKind::kLatchd: return std::make_unique<ChildBackend>(ChildServer::Kind::kLatchd);
+    case BackendKind::kRedis:
+      return std::make_unique<ChildBackend>(ChildServer::Kind::kRedis);
+    case BackendKind::kLatchd:
+      return std::make_unique<ChildBackend>(ChildServer::Kind::kLatchd);
 #ifdef LATCH_CLIENT_TESTS_LATCHD
-    case BackendKind::kLatchEmbedded: return std::make_unique<EmbeddedBackend>();
+    case BackendKind::kLatchEmbedded:
+      return std::make_unique<EmbeddedBackend>();
 #else
-    case BackendKind::kLatchEmbedded: break;
+    case BackendKind::kLatchEmbedded:
+      break;
 #endif
   }
   return nullptr;

@@ -73,8 +73,8 @@ ChildServer::~ChildServer() { Kill(); }
 std::vector<std::string> ChildServer::Argv(int port) const {
   std::vector<std::string> argv;
   if (kind_ == Kind::kRedis) {
-    argv = {"redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no"};
+    argv = {"redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
+            "--save",       "",       "--appendonly",       "no"};
   } else {
 #ifdef LATCHD_PATH
     argv = {LATCHD_PATH, "--port", std::to_string(port), "--bind", "127.0.0.1"};

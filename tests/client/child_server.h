@@ -25,10 +25,10 @@ class ChildServer {
   int port() const { return port_; }
   std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
 
-  void Kill();    // SIGKILL + reap; the port stays reserved for Restart()
-  bool Restart(); // on the same port; false (and error()) if it did not answer PING
-  void Pause();   // SIGSTOP: connections stay open, nothing is answered
-  void Resume();  // SIGCONT
+  void Kill();     // SIGKILL + reap; the port stays reserved for Restart()
+  bool Restart();  // on the same port; false (and error()) if it did not answer PING
+  void Pause();    // SIGSTOP: connections stay open, nothing is answered
+  void Resume();   // SIGCONT
 
  private:
   bool Start(int port);

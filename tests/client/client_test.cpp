@@ -71,7 +71,8 @@ TEST_P(ClientTest, ManyCallsInFlightEachGetTheirOwnReply) {
   Client client(options);
   constexpr int kCalls = 2000;
   std::vector<Command> sets;
-  for (int i = 0; i < kCalls; ++i) sets.emplace_back("SET", "m" + std::to_string(i), "v" + std::to_string(i));
+  for (int i = 0; i < kCalls; ++i)
+    sets.emplace_back("SET", "m" + std::to_string(i), "v" + std::to_string(i));
   ASSERT_TRUE(client.pipeline_sync(std::move(sets)).ok());
   std::atomic<int> done{0}, wrong{0};
   std::promise<void> all;

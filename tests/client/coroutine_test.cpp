@@ -1,6 +1,7 @@
 // The coroutine API from a caller's own io_context, and a server that speaks garbage.
 // (The one test file that includes Asio beyond awaitable.hpp.)
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <thread>
 

@@ -11,18 +11,18 @@
 namespace latch {
 
 enum class Errc {
-  kTimeout = 1,        // no reply within the call's timeout (the connection is then closed)
-  kConnectionLost,     // the connection broke with the call in flight: outcome unknown
-  kConnectFailed,      // could not connect (refused, unreachable, DNS)
-  kHandshakeFailed,    // HELLO / AUTH / SELECT refused; message holds the server's text
-  kProtocolError,      // the server sent bytes that are not RESP; the connection was closed
-  kClientClosed,       // the Client was shut down
-  kInvalidArgument,    // bad URL, bad TTL, ...
-  kUnexpectedReply,    // a reply of a type the operation cannot interpret
-  kServerError,        // the server answered an operation with an error reply
-  kUnsupported,        // the server has neither LOCK.* nor scripting
-  kNotAcquired,        // the lock is held by someone else (after waiting, if asked to)
-  kLeaseLost,          // an auto-renewed lease expired or was taken over
+  kTimeout = 1,      // no reply within the call's timeout (the connection is then closed)
+  kConnectionLost,   // the connection broke with the call in flight: outcome unknown
+  kConnectFailed,    // could not connect (refused, unreachable, DNS)
+  kHandshakeFailed,  // HELLO / AUTH / SELECT refused; message holds the server's text
+  kProtocolError,    // the server sent bytes that are not RESP; the connection was closed
+  kClientClosed,     // the Client was shut down
+  kInvalidArgument,  // bad URL, bad TTL, ...
+  kUnexpectedReply,  // a reply of a type the operation cannot interpret
+  kServerError,      // the server answered an operation with an error reply
+  kUnsupported,      // the server has neither LOCK.* nor scripting
+  kNotAcquired,      // the lock is held by someone else (after waiting, if asked to)
+  kLeaseLost,        // an auto-renewed lease expired or was taken over
 };
 
 const std::error_category& client_category();
@@ -42,7 +42,7 @@ class Result {
  public:
   // An operation that never ran (Asio's co_spawn needs a default value).
   Result() : v_(Error{make_error_code(Errc::kClientClosed), "no result"}) {}
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design, like expected
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design, like expected
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
   Result(Errc e, std::string message = {}) : v_(Error{make_error_code(e), std::move(message)}) {}
 
