@@ -72,11 +72,11 @@ class RequestParser {
   // Progress through the current request (offsets from its first byte).
   bool in_request_ = false;
   bool multibulk_ = false;
-  std::size_t pos_ = 0;              // start of the line or bulk being read
-  std::size_t scan_ = 0;             // bytes before this hold no terminator and no NUL
-  bool line_blocked_ = false;        // a NUL precedes the terminator: the line never ends
-  std::int64_t multibulk_left_ = -1; // arguments still to read, -1 before the count line
-  std::int64_t bulk_len_ = -1;       // length of the argument being read, -1 before its header
+  std::size_t pos_ = 0;               // start of the line or bulk being read
+  std::size_t scan_ = 0;              // bytes before this hold no terminator and no NUL
+  bool line_blocked_ = false;         // a NUL precedes the terminator: the line never ends
+  std::int64_t multibulk_left_ = -1;  // arguments still to read, -1 before the count line
+  std::int64_t bulk_len_ = -1;        // length of the argument being read, -1 before its header
   std::vector<std::pair<std::size_t, std::size_t>> spans_;  // (offset, length) per argument
   std::vector<std::string> inline_args_;  // inline arguments after unquoting (owned)
   std::vector<std::string_view> args_;
