@@ -4,6 +4,12 @@
 
 namespace latch {
 
+int StripedCounter::Stripe() {
+  static std::atomic<int> next{0};
+  thread_local int mine = next.fetch_add(1, std::memory_order_relaxed) % kStripes;
+  return mine;
+}
+
 std::shared_ptr<ClientInfo> ClientRegistry::Add(int maxclients) {
   std::size_t n = count_.fetch_add(1) + 1;
   if (n > static_cast<std::size_t>(maxclients)) {
