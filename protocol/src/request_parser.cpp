@@ -10,6 +10,7 @@
 //   skipped without checking that they are "\n" / "\r\n".
 #include "latch/protocol/request_parser.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -52,6 +53,23 @@ bool ParseStrictInt64(std::string_view s, std::int64_t* out) {
     if (v > static_cast<unsigned long long>(LLONG_MAX)) return false;
     *out = static_cast<std::int64_t>(v);
   }
+  return true;
+}
+
+// Fast path for the usual header line: 1 to 18 digits without a leading zero (or a lone
+// "0") after the type byte at `pos`, then '\r' and one more byte. Such a line holds no NUL
+// and string2ll accepts it, so the general path would give the same result; anything
+// else (signs, long numbers, junk, a partial line) returns false and takes that path.
+bool FastHeader(std::string_view buf, std::size_t pos, std::size_t* cr, std::int64_t* value) {
+  const std::size_t first = pos + 1;
+  const std::size_t limit = std::min(buf.size(), first + 18);
+  std::size_t i = first;
+  std::int64_t v = 0;
+  while (i < limit && buf[i] >= '0' && buf[i] <= '9') v = v * 10 + (buf[i++] - '0');
+  if (i == first || i + 1 >= buf.size() || buf[i] != '\r') return false;
+  if (buf[first] == '0' && i != first + 1) return false;
+  *cr = i;
+  *value = v;
   return true;
 }
 
@@ -104,14 +122,15 @@ bool RequestParser::FindLineEnd(std::string_view buf, char terminator, std::size
 RequestParser::Result RequestParser::ParseMultibulk(std::string_view buf) {
   if (multibulk_left_ < 0) {
     std::size_t cr = 0;
-    if (!FindLineEnd(buf, '\r', &cr)) {
-      return buf.size() - pos_ > kInlineMaxSize ? Fail(kTooBigCount) : Result::kNeedMore;
-    }
-    if (cr + 2 > buf.size()) return Result::kNeedMore;  // the byte after '\r' is skipped
     std::int64_t count = 0;
-    if (!ParseStrictInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &count) || count > INT_MAX) {
-      return Fail(kBadCount);
+    if (!FastHeader(buf, pos_, &cr, &count)) {
+      if (!FindLineEnd(buf, '\r', &cr)) {
+        return buf.size() - pos_ > kInlineMaxSize ? Fail(kTooBigCount) : Result::kNeedMore;
+      }
+      if (cr + 2 > buf.size()) return Result::kNeedMore;  // the byte after '\r' is skipped
+      if (!ParseStrictInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &count)) return Fail(kBadCount);
     }
+    if (count > INT_MAX) return Fail(kBadCount);
     if (!limits_.authenticated && count > kUnauthMaxMultibulk) return Fail(kUnauthCount);
     pos_ = scan_ = cr + 2;
     if (count <= 0) return Finish(Result::kEmpty);
@@ -121,23 +140,23 @@ RequestParser::Result RequestParser::ParseMultibulk(std::string_view buf) {
   while (multibulk_left_ > 0) {
     if (bulk_len_ < 0) {
       std::size_t cr = 0;
-      if (!FindLineEnd(buf, '\r', &cr)) {
-        return buf.size() - pos_ > kInlineMaxSize ? Fail(kTooBigBulkHeader) : Result::kNeedMore;
-      }
-      if (cr + 2 > buf.size()) return Result::kNeedMore;
-      if (buf[pos_] != '$') {
-        // Redis replaces CR and LF in error texts with spaces.
-        const char got = buf[pos_] == '\r' || buf[pos_] == '\n' ? ' ' : buf[pos_];
-        std::string text = "ERR Protocol error: expected '$', got '";
-        text += got;
-        text += '\'';
-        return Fail(text);
-      }
       std::int64_t len = 0;
-      if (!ParseStrictInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &len) || len < 0 ||
-          len > limits_.max_bulk_len) {
-        return Fail(kBadBulkLen);
+      if (buf.size() <= pos_ || buf[pos_] != '$' || !FastHeader(buf, pos_, &cr, &len)) {
+        if (!FindLineEnd(buf, '\r', &cr)) {
+          return buf.size() - pos_ > kInlineMaxSize ? Fail(kTooBigBulkHeader) : Result::kNeedMore;
+        }
+        if (cr + 2 > buf.size()) return Result::kNeedMore;
+        if (buf[pos_] != '$') {
+          // Redis replaces CR and LF in error texts with spaces.
+          const char got = buf[pos_] == '\r' || buf[pos_] == '\n' ? ' ' : buf[pos_];
+          std::string text = "ERR Protocol error: expected '$', got '";
+          text += got;
+          text += '\'';
+          return Fail(text);
+        }
+        if (!ParseStrictInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &len)) return Fail(kBadBulkLen);
       }
+      if (len < 0 || len > limits_.max_bulk_len) return Fail(kBadBulkLen);
       if (!limits_.authenticated && len > kUnauthMaxBulkLen) return Fail(kUnauthBulkLen);
       pos_ = cr + 2;
       bulk_len_ = len;
