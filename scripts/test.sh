@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# README command 2: installs what the build and the tests need, builds everything with
+# debug assertions in build/test, and runs the whole ctest suite. Exits non-zero on any
+# failure. Nothing needs to be running beforehand: the tests start their own redis-server and
+# latchd processes on free loopback ports (a redis-server that the Debian package may have
+# started on 6379 is never used).
+#
+#   scripts/test.sh              everything
+#   scripts/test.sh -L unit      extra arguments go to ctest (here: the quick unit run)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash scripts/deps.sh all
+jobs="$(nproc)"
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATCH_BUILD_TESTS=ON \
+  -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}"
+cmake --build build/test -j"$jobs"
+# Two tests at a time: each may run a server with two io threads beside the test process.
+# A test that hangs is stopped after 300 s and counted as failed.
+ctest --test-dir build/test --output-on-failure --no-tests=error -j2 --timeout 300 "$@"

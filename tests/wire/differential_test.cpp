@@ -1,0 +1,251 @@
+// Differential test: every corpus file (tests/wire/corpus/*.txt, format in
+// differential_corpus.h) is run against a real redis-server and against latchd (embedded
+// latch::Server); the raw reply bytes must be identical line by line. The same corpus is
+// also run Redis-vs-Redis, which proves that the corpus itself is deterministic: a line whose
+// reply varies between two Redis runs must be marked (~ or ^) rather than show up as a latch
+// bug.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "differential_corpus.h"
+#include "support/embedded_server.h"
+#include "support/raw_connection.h"
+#include "support/server_process.h"
+
+namespace latch::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path CorpusDir() { return fs::path(LATCH_SOURCE_DIR) / "tests" / "wire" / "corpus"; }
+
+std::vector<std::string> CorpusFiles() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(CorpusDir(), ec)) {
+    if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// One side of the comparison: a server and the connection the corpus runs on.
+struct Target {
+  std::string name;
+  int port = 0;
+  ManualClock* clock = nullptr;  // null: the server runs on real time
+  RawConnection conn;
+};
+
+// What one step produced on one target, as comparable text.
+struct Outcome {
+  std::vector<std::string> replies;  // raw bytes, or "<no reply: ...>"
+  std::string close_state;           // "", "closed" or "still open: ..." after a close
+  bool failed = false;               // a reply is missing: the stream is out of step
+};
+
+bool ExpectsClose(const CorpusStep& step, const std::vector<std::string>& replies) {
+  if (step.kind == CorpusStep::Kind::kCommand && !step.args.empty()) {
+    std::string name = step.args[0];
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    if (name == "quit") return true;
+  }
+  return std::any_of(replies.begin(), replies.end(),
+                     [](const std::string& r) { return r.rfind("-ERR Protocol error", 0) == 0; });
+}
+
+Outcome RunStep(const CorpusStep& step, Target& target) {
+  Outcome out;
+  int expected = step.kind == CorpusStep::Kind::kRaw ? step.replies : 1;
+  std::string bytes =
+      step.kind == CorpusStep::Kind::kRaw ? step.raw : RawConnection::Encode(step.args);
+  if (!target.conn.Send(bytes)) {
+    out.replies.push_back("<send failed: " + target.conn.error() + ">");
+    out.failed = true;
+    return out;
+  }
+  for (int i = 0; i < expected; ++i) {
+    std::optional<std::string> reply = target.conn.ReadReply();
+    if (!reply) {
+      out.replies.push_back("<no reply: " + target.conn.error() + ">");
+      out.failed = true;
+      break;
+    }
+    out.replies.push_back(*reply);
+  }
+  if (!out.failed && ExpectsClose(step, out.replies)) {
+    std::string trailing;
+    out.close_state = target.conn.WaitClosed(&trailing) ? "closed" : "still open";
+    if (!trailing.empty()) out.close_state += " after extra bytes: " + Printable(trailing);
+  }
+  return out;
+}
+
+std::string Describe(const Outcome& outcome) {
+  std::string text;
+  for (const std::string& reply : outcome.replies) text += "\n      " + Printable(reply);
+  if (!outcome.close_state.empty()) text += "\n      [" + outcome.close_state + "]";
+  return text;
+}
+
+std::string Comparable(const CorpusStep& step, const Outcome& outcome) {
+  std::string text;
+  for (const std::string& reply : outcome.replies) {
+    if (step.compare == CorpusStep::Compare::kType && reply.rfind("<", 0) != 0) {
+      text += reply.substr(0, 1);
+    } else if (step.compare == CorpusStep::Compare::kSorted) {
+      text += SortAggregates(reply);
+    } else {
+      text += reply;
+    }
+    text += '\0';
+  }
+  return text + outcome.close_state;
+}
+
+void Connect(Target& target) {
+  ASSERT_TRUE(target.conn.Connect(target.port)) << target.name << ": " << target.conn.error();
+}
+
+// Runs every step on both targets and reports each differing step.
+void RunCorpus(const std::string& file, const Corpus& corpus, Target& a, Target& b) {
+  Connect(a);
+  Connect(b);
+  // Both servers are fresh, but FLUSHALL makes a file independent of any server reuse. Its
+  // replies are compared rather than required to be +OK (NOAUTH with requirepass).
+  const std::string flush_a = a.conn.Command("FLUSHALL");
+  ASSERT_EQ(flush_a, b.conn.Command("FLUSHALL")) << a.name << " vs " << b.name;
+  ASSERT_TRUE(flush_a == "+OK\r\n" || !corpus.server_settings.empty()) << flush_a;
+  for (const CorpusStep& step : corpus.steps) {
+    if (step.kind == CorpusStep::Kind::kReconnect) {
+      Connect(a);
+      Connect(b);
+      continue;
+    }
+    if (step.kind == CorpusStep::Kind::kAdvance) {
+      if (a.clock == nullptr || b.clock == nullptr) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(step.advance_ms));
+      }
+      for (Target* t : {&a, &b}) {
+        if (t->clock != nullptr) t->clock->advance(step.advance_ms);
+      }
+      continue;
+    }
+    Outcome ra = RunStep(step, a);
+    Outcome rb = RunStep(step, b);
+    EXPECT_EQ(Comparable(step, ra), Comparable(step, rb))
+        << file << ".txt:" << step.line << ": " << step.text << "\n    " << a.name << ":"
+        << Describe(ra) << "\n    " << b.name << ":" << Describe(rb);
+    // A closed or out-of-step connection is replaced on both sides so that later lines
+    // are still compared meaningfully.
+    if (ra.failed || rb.failed || !ra.close_state.empty() || !rb.close_state.empty()) {
+      Connect(a);
+      Connect(b);
+    }
+  }
+}
+
+Corpus LoadCorpus(const std::string& name) {
+  std::ifstream in(CorpusDir() / (name + ".txt"), std::ios::binary);
+  EXPECT_TRUE(in.is_open()) << "cannot read " << name;
+  std::stringstream text;
+  text << in.rdbuf();
+  Corpus corpus;
+  std::string error;
+  EXPECT_TRUE(ParseCorpus(text.str(), &corpus, &error)) << name << ".txt: " << error;
+  return corpus;
+}
+
+// latchd has one database: Redis with one database replies to SELECT n exactly as latchd.
+std::vector<std::string> RedisArgs(const Corpus& corpus) {
+  std::vector<std::string> args = {"--databases", "1"};
+  for (const auto& [key, value] : corpus.server_settings) {
+    args.push_back("--" + key);
+    args.push_back(value);
+  }
+  return args;
+}
+
+class DifferentialTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DifferentialTest, LatchdRepliesLikeRedis) {
+  Corpus corpus = LoadCorpus(GetParam());
+  ASSERT_FALSE(corpus.steps.empty());
+  RedisServerProcess redis(RedisArgs(corpus));
+  ASSERT_TRUE(redis.ok()) << redis.error();
+
+  Options options = EmbeddedServer::DefaultOptions();
+  for (const auto& [key, value] : corpus.server_settings) {
+    ASSERT_EQ(key, "requirepass") << "the embedded server maps only requirepass";
+    options.requirepass = value;
+  }
+  // The manual clock starts at the real time so that absolute times (EXPIREAT, EXAT) mean
+  // the same on both servers; !advance moves it while Redis sleeps.
+  EmbeddedServer latch(options, EmbeddedServer::NowWallMs());
+
+  Target a{"redis-server", redis.port(), nullptr, RawConnection()};
+  Target b{"latchd", latch.port(), &latch.clock(), RawConnection()};
+  RunCorpus(GetParam(), corpus, a, b);
+}
+
+TEST_P(DifferentialTest, CorpusIsDeterministicOnRedis) {
+  Corpus corpus = LoadCorpus(GetParam());
+  ASSERT_FALSE(corpus.steps.empty());
+  RedisServerProcess first(RedisArgs(corpus));
+  ASSERT_TRUE(first.ok()) << first.error();
+  RedisServerProcess second(RedisArgs(corpus));
+  ASSERT_TRUE(second.ok()) << second.error();
+  Target a{"redis-server#1", first.port(), nullptr, RawConnection()};
+  Target b{"redis-server#2", second.port(), nullptr, RawConnection()};
+  RunCorpus(GetParam(), corpus, a, b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, DifferentialTest, ::testing::ValuesIn(CorpusFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+TEST(DifferentialCorpus, ParsesEveryLineKind) {
+  Corpus corpus;
+  std::string error;
+  ASSERT_TRUE(
+      ParseCorpus("# c\n\nSET k \"a b\\r\\n\" 'x y'\n~TIME\n^KEYS *\n"
+                  ">2 PING\\r\\nPING\\r\\n\n!advance 5\n!reconnect\n> \\{3}a\\x41\n",
+                  &corpus, &error))
+      << error;
+  ASSERT_EQ(corpus.steps.size(), 7u);
+  EXPECT_EQ(corpus.steps[0].args, (std::vector<std::string>{"SET", "k", "a b\r\n", "x y"}));
+  EXPECT_EQ(corpus.steps[1].compare, CorpusStep::Compare::kType);
+  EXPECT_EQ(corpus.steps[2].compare, CorpusStep::Compare::kSorted);
+  EXPECT_EQ(corpus.steps[3].raw, "PING\r\nPING\r\n");
+  EXPECT_EQ(corpus.steps[3].replies, 2);
+  EXPECT_EQ(corpus.steps[4].advance_ms, 5);
+  EXPECT_EQ(corpus.steps[5].kind, CorpusStep::Kind::kReconnect);
+  EXPECT_EQ(corpus.steps[6].raw, "aaaA");
+  EXPECT_FALSE(ParseCorpus("SET \"a\n", &corpus, &error));
+  EXPECT_FALSE(ParseCorpus("!bogus\n", &corpus, &error));
+}
+
+TEST(DifferentialCorpus, SortsFlatAggregatesOnly) {
+  EXPECT_EQ(SortAggregates("*2\r\n$1\r\nb\r\n$1\r\na\r\n"), "*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+  EXPECT_EQ(SortAggregates("*2\r\n$1\r\n0\r\n*2\r\n$1\r\nz\r\n$1\r\ny\r\n"),
+            "*2\r\n$1\r\n0\r\n*2\r\n$1\r\ny\r\n$1\r\nz\r\n");
+  EXPECT_EQ(SortAggregates("+OK\r\n"), "+OK\r\n");
+}
+
+}  // namespace
+}  // namespace latch::test
