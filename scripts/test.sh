@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# README command 2: installs what the build and the tests need, builds everything with
-# debug assertions in build/test, and runs the whole ctest suite. Exits non-zero on any
+# README command 2: installs what the build and the tests need, builds everything (Debug:
+# assertions on, quickest to compile) in build/test, and runs the whole ctest suite. Exits non-zero on any
 # failure. Nothing needs to be running beforehand: the tests start their own redis-server and
 # latchd processes on free loopback ports (a redis-server that the Debian package may have
 # started on 6379 is never used).
@@ -13,7 +13,7 @@ cd "$root"
 
 bash scripts/deps.sh all
 jobs="$(nproc)"
-cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATCH_BUILD_TESTS=ON \
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DLATCH_BUILD_TESTS=ON \
   -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}"
 cmake --build build/test -j"$jobs"
 # Two tests at a time: each may run a server with two io threads beside the test process.
