@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
 
   try {
     spdlog::set_default_logger(latch::config::MakeLogger(options));
-  } catch (const spdlog::spdlog_ex& e) {
-    std::cerr << "Can't open the log file: " << e.what() << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << '\n';
     return 1;
   }
   const long pid = static_cast<long>(getpid());

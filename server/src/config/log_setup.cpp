@@ -5,6 +5,12 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
 namespace latch::config {
 namespace {
 
@@ -49,6 +55,12 @@ std::shared_ptr<spdlog::logger> MakeLogger(const Options& options) {
   if (options.logfile.empty()) {
     sink = std::make_shared<spdlog::sinks::stdout_sink_mt>();
   } else {
+    // spdlog would create missing directories; Redis refuses, and so do we.
+    std::FILE* probe = std::fopen(options.logfile.c_str(), "a");
+    if (probe == nullptr) {
+      throw std::runtime_error(std::string("Can't open the log file: ") + std::strerror(errno));
+    }
+    std::fclose(probe);
     sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.logfile, /*truncate=*/false);
   }
   auto logger = std::make_shared<spdlog::logger>("latchd", std::move(sink));

@@ -24,7 +24,8 @@ namespace latch::config {
 spdlog::level::level_enum SpdlogLevel(std::string_view loglevel);
 
 // A logger named "latchd" writing to options.logfile (appended) or stdout, at options.loglevel,
-// flushed on every line as Redis does. Throws spdlog::spdlog_ex when the file cannot be opened.
+// flushed on every line as Redis does. Throws std::runtime_error ("Can't open the log file: No
+// such file or directory", Redis's text) when the file cannot be opened.
 // main() installs it as spdlog's default logger; CONFIG SET loglevel calls
 // spdlog::set_level(SpdlogLevel(new_level)).
 std::shared_ptr<spdlog::logger> MakeLogger(const Options& options);
