@@ -12,7 +12,8 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "config/config_get_set.h"
-#include "server_log.h"
+#include "config/log_setup.h"
+#include <spdlog/spdlog.h>
 
 #ifndef LATCH_VERSION
 #define LATCH_VERSION "0.0.0"
@@ -175,7 +176,7 @@ void ConfigSetCommand(CommandContext& ctx) {
     ctx.server.SyncHotOptions();
     loglevel = ctx.server.options.loglevel;
   }
-  ApplyLogLevel(loglevel);
+  spdlog::set_level(config::SpdlogLevel(loglevel));
   ctx.out.Ok();
 }
 

@@ -122,6 +122,20 @@ SetResult SetEnableDebugCommand(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
+// latchd keeps nothing on disk. `save` and `appendonly` exist so that tools which read or
+// switch them off (redis-benchmark reads both; test suites run `--save '' --appendonly no`)
+// get Redis's answers; any value that would ask for persistence is refused.
+std::string GetSave(const Options&) { return ""; }
+SetResult SetSave(Options&, std::string_view value) {
+  if (value.empty()) return std::nullopt;
+  return std::string("latchd does not persist data: only an empty save policy is accepted");
+}
+std::string GetAppendonly(const Options&) { return "no"; }
+SetResult SetAppendonly(Options&, std::string_view value) {
+  if (EqualsIgnoreCase(value, "no")) return std::nullopt;
+  return std::string("latchd does not persist data: appendonly must be no");
+}
+
 constexpr std::array kDirectives = {
     ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false},
     ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
@@ -143,6 +157,8 @@ constexpr std::array kDirectives = {
     ConfigDirective{"hz", GetNumber<&Options::hz>, SetHz, true},
     ConfigDirective{"lua-time-limit", GetNumber<&Options::lua_time_limit>,
                     SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},
+    ConfigDirective{"save", GetSave, SetSave, true},
+    ConfigDirective{"appendonly", GetAppendonly, SetAppendonly, true},
 };
 
 }  // namespace
