@@ -8,6 +8,9 @@ Contract: ServerProcess.start() returns only once the server answers PING (bound
 READY_TIMEOUT_S) and raises otherwise, leaving no child behind; stop() always reaps the child.
 The child also gets SIGKILL if the test process dies first (PR_SET_PDEATHSIG), so a test
 killed by the ctest timeout leaves no server running.
+
+Debugging: with COMPAT_TRAFFIC_LOG=<file>, `port` is that of tools/traffic_proxy.py placed in
+front of the server, which logs every byte both ways to the file (latchd has no MONITOR).
 """
 
 import ctypes
@@ -15,6 +18,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -23,6 +27,8 @@ STOP_TIMEOUT_S = 5.0
 START_ATTEMPTS = 3  # a free port can be taken by someone else before the child binds it
 
 _PR_SET_PDEATHSIG = 1
+_TRAFFIC_PROXY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                              "traffic_proxy.py")
 
 
 def free_port():
@@ -61,9 +67,11 @@ class ServerProcess:
 
     def __init__(self, kind=None):
         self.kind = kind or server_kind()
-        self.port = None
+        self.port = None  # what clients connect to (the proxy's port when logging traffic)
+        self.server_port = None
         self._child = None
         self._log = None
+        self._proxy = None
 
     def _command(self, port):
         if self.kind == "redis":
@@ -80,7 +88,9 @@ class ServerProcess:
         for _ in range(START_ATTEMPTS):
             port = free_port()
             if self._try_start(port, failures):
-                self.port = port
+                self.server_port = self.port = port
+                if os.environ.get("COMPAT_TRAFFIC_LOG"):
+                    self._start_proxy(os.environ["COMPAT_TRAFFIC_LOG"])
                 return self
         raise RuntimeError(f"{self.kind} did not start:\n" + "\n".join(failures))
 
@@ -100,6 +110,13 @@ class ServerProcess:
         self.stop()
         return False
 
+    def _start_proxy(self, log_path):
+        self._proxy = subprocess.Popen(
+            [sys.executable, _TRAFFIC_PROXY, "--target-port", str(self.server_port), "--log",
+             log_path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            preexec_fn=_die_with_parent)
+        self.port = int(self._proxy.stdout.readline())
+
     def log_text(self):
         """What the child wrote so far (for failure messages)."""
         if self._log is None:
@@ -108,6 +125,11 @@ class ServerProcess:
         return self._log.read().decode(errors="replace")
 
     def stop(self):
+        if self._proxy is not None:
+            self._proxy.kill()
+            self._proxy.wait(timeout=STOP_TIMEOUT_S)
+            self._proxy.stdout.close()
+            self._proxy = None
         if self._child is not None:
             if self._child.poll() is None:
                 self._child.terminate()

@@ -8,14 +8,20 @@
 // Contract: start() resolves only once the server answers PING (bounded by READY_TIMEOUT_MS)
 // and rejects otherwise, leaving no child behind; stop() always reaps the child. A child still
 // running when this process exits (a failed test, an uncaught error) is killed on 'exit'.
+//
+// Debugging: with COMPAT_TRAFFIC_LOG=<file>, `port` is that of tools/traffic_proxy.py placed in
+// front of the server, which logs every byte both ways to the file (latchd has no MONITOR).
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const path = require('node:path');
+const readline = require('node:readline');
 
 const READY_TIMEOUT_MS = 15000;
 const STOP_TIMEOUT_MS = 5000;
 const START_ATTEMPTS = 3; // a free port can be taken by someone else before the child binds it
+const TRAFFIC_PROXY = path.join(__dirname, '..', '..', 'tools', 'traffic_proxy.py');
 
 function serverKind() {
   const kind = process.env.COMPAT_SERVER || 'redis';
@@ -66,10 +72,15 @@ class ServerProcess {
   constructor({ kind = serverKind(), extraArgs = [] } = {}) {
     this.kind = kind;
     this.extraArgs = extraArgs;
-    this.port = null;
+    this.port = null; // what clients connect to (the proxy's port when logging traffic)
+    this.serverPort = null;
     this.child = null;
+    this.proxy = null;
     this.output = '';
-    this.killOnExit = () => this.child && this.child.kill('SIGKILL');
+    this.killOnExit = () => {
+      if (this.child) this.child.kill('SIGKILL');
+      if (this.proxy) this.proxy.kill('SIGKILL');
+    };
   }
 
   command(port) {
@@ -89,7 +100,9 @@ class ServerProcess {
     for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
       const port = await freePort();
       if (await this.tryStart(port, failures)) {
+        this.serverPort = port;
         this.port = port;
+        if (process.env.COMPAT_TRAFFIC_LOG) await this.startProxy(process.env.COMPAT_TRAFFIC_LOG);
         return this;
       }
     }
@@ -119,7 +132,24 @@ class ServerProcess {
     return false;
   }
 
+  async startProxy(logPath) {
+    this.proxy = spawn('python3', [TRAFFIC_PROXY, '--target-port', `${this.serverPort}`,
+      '--log', logPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = readline.createInterface({ input: this.proxy.stdout });
+    const [line] = await Promise.race([
+      new Promise((resolve) => lines.once('line', (first) => resolve([first]))),
+      new Promise((resolve) => this.proxy.once('exit', () => resolve([null]))),
+    ]);
+    lines.close();
+    if (!line) throw new Error('traffic_proxy.py did not start');
+    this.port = Number(line);
+  }
+
   async stop() {
+    if (this.proxy) {
+      this.proxy.kill('SIGKILL');
+      this.proxy = null;
+    }
     const child = this.child;
     if (!child) return;
     this.child = null;
