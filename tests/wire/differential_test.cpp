@@ -219,33 +219,5 @@ INSTANTIATE_TEST_SUITE_P(Corpus, DifferentialTest, ::testing::ValuesIn(CorpusFil
                            return name;
                          });
 
-TEST(DifferentialCorpus, ParsesEveryLineKind) {
-  Corpus corpus;
-  std::string error;
-  ASSERT_TRUE(
-      ParseCorpus("# c\n\nSET k \"a b\\r\\n\" 'x y'\n~TIME\n^KEYS *\n"
-                  ">2 PING\\r\\nPING\\r\\n\n!advance 5\n!reconnect\n> \\{3}a\\x41\n",
-                  &corpus, &error))
-      << error;
-  ASSERT_EQ(corpus.steps.size(), 7u);
-  EXPECT_EQ(corpus.steps[0].args, (std::vector<std::string>{"SET", "k", "a b\r\n", "x y"}));
-  EXPECT_EQ(corpus.steps[1].compare, CorpusStep::Compare::kType);
-  EXPECT_EQ(corpus.steps[2].compare, CorpusStep::Compare::kSorted);
-  EXPECT_EQ(corpus.steps[3].raw, "PING\r\nPING\r\n");
-  EXPECT_EQ(corpus.steps[3].replies, 2);
-  EXPECT_EQ(corpus.steps[4].advance_ms, 5);
-  EXPECT_EQ(corpus.steps[5].kind, CorpusStep::Kind::kReconnect);
-  EXPECT_EQ(corpus.steps[6].raw, "aaaA");
-  EXPECT_FALSE(ParseCorpus("SET \"a\n", &corpus, &error));
-  EXPECT_FALSE(ParseCorpus("!bogus\n", &corpus, &error));
-}
-
-TEST(DifferentialCorpus, SortsFlatAggregatesOnly) {
-  EXPECT_EQ(SortAggregates("*2\r\n$1\r\nb\r\n$1\r\na\r\n"), "*2\r\n$1\r\na\r\n$1\r\nb\r\n");
-  EXPECT_EQ(SortAggregates("*2\r\n$1\r\n0\r\n*2\r\n$1\r\nz\r\n$1\r\ny\r\n"),
-            "*2\r\n$1\r\n0\r\n*2\r\n$1\r\ny\r\n$1\r\nz\r\n");
-  EXPECT_EQ(SortAggregates("+OK\r\n"), "+OK\r\n");
-}
-
 }  // namespace
 }  // namespace latch::test
