@@ -19,6 +19,13 @@ target_include_directories(latch_robin_map SYSTEM INTERFACE ${TSL_ROBIN_MAP_INCL
 find_package(spdlog QUIET CONFIG)
 latch_require(spdlog_FOUND "libspdlog-dev" "spdlog")
 
+# Lua 5.1, the dialect Redis embeds, for EVAL/EVALSHA (server/src/scripting/).
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(LUA51 QUIET IMPORTED_TARGET lua5.1)
+endif()
+latch_require(LUA51_FOUND "liblua5.1-0-dev" "Lua 5.1 (pkg-config lua5.1)")
+
 if(LATCH_BUILD_TESTS)
   find_package(GTest QUIET CONFIG)
   latch_require(GTest_FOUND "libgtest-dev" "GoogleTest")

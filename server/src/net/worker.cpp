@@ -40,7 +40,10 @@ void Worker::Tick() {
   bool more = false;
   for (int i : shards_) {
     store::Shard& s = state_.keyspace.shard(i);
-    std::lock_guard lock(s.mu());
+    // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
+    // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
+    std::unique_lock lock(s.mu(), std::try_to_lock);
+    if (!lock.owns_lock()) continue;
     if (s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) more = true;
   }
   int timeout = state_.timeout.load();

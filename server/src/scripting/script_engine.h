@@ -1,0 +1,59 @@
+#pragma once
+// EVAL, EVALSHA (and their _RO forms) and SCRIPT: the server-wide script cache, the Lua
+// interpreter and the native path for known library lock scripts.
+//
+// Concurrency:
+// - A Lua run holds AllShardsLock for its whole run (the keyspace is frozen, as in Redis),
+//   then lua_mu_ (the interpreter). SCRIPT LOAD/FLUSH take lua_mu_ alone. lua_mu_ is always
+//   the innermost lock, and scripts cannot call SCRIPT or EVAL, so there is no deadlock.
+// - A recognised library script runs natively, locking only its keys' shards.
+// - A script past lua-time-limit sets ServerState::script_busy: other clients get BUSY and
+//   SCRIPT KILL (allowed while busy) stops it unless it has written. A client served by the
+//   same worker thread as the running script waits until the script ends: that thread is
+//   busy running it (Redis, single-threaded, makes every client wait).
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "commands/context.h"
+#include "scripting/lua_engine.h"
+#include "scripting/run_control.h"
+#include "scripting/script_cache.h"
+
+namespace latch::scripting {
+
+class ScriptEngine {
+ public:
+  explicit ScriptEngine(ServerState& server);
+  ~ScriptEngine();
+
+  // ctx.args: EVAL script numkeys key... arg... (or the SHA for by_sha).
+  void Eval(CommandContext& ctx, bool by_sha, bool read_only);
+  void ScriptLoad(CommandContext& ctx);
+  void ScriptExists(CommandContext& ctx);
+  void ScriptFlush(CommandContext& ctx);
+  void ScriptKill(CommandContext& ctx);
+
+  // Tests: with the native path off every script runs in Lua (differential tests).
+  void set_native_enabled(bool on) { native_enabled_.store(on, std::memory_order_relaxed); }
+  std::size_t cached_scripts() const { return cache_.size(); }
+
+ private:
+  // Compiles and caches a body; replies the compile error and returns null on failure.
+  std::shared_ptr<const CachedScript> AddScript(CommandContext& ctx, std::string_view body);
+  void RunLua(CommandContext& ctx, const CachedScript& script,
+              std::span<const std::string_view> keys, std::span<const std::string_view> argv,
+              bool read_only);
+
+  ServerState& server_;
+  ScriptCache cache_;
+  std::mutex lua_mu_;
+  std::unique_ptr<LuaEngine> lua_;  // guarded by lua_mu_; replaced by SCRIPT FLUSH
+  RunControl control_;
+  std::atomic<bool> native_enabled_{true};
+};
+
+// The server's engine, created on first use.
+ScriptEngine& EngineFor(ServerState& server);
+
+}  // namespace latch::scripting

@@ -1,0 +1,92 @@
+// Scripts over real sockets: the cache is server-wide, a long script makes other clients
+// get BUSY once it passes lua-time-limit (measured on the server's manual clock, so no
+// sleeps decide anything), SCRIPT KILL stops a script that has not written and refuses one
+// that has.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <string>
+
+#include "support/embedded_server.h"
+#include "support/raw_connection.h"
+
+namespace latch::test {
+namespace {
+
+constexpr char kBusy[] =
+    "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+    "NOSAVE.\r\n";
+
+TEST(ScriptWire, CacheIsSharedBetweenConnections) {
+  EmbeddedServer server;
+  RawConnection a(server.port()), b(server.port());
+  EXPECT_EQ(a.Command("SCRIPT", "LOAD", "return ARGV[1]"),
+            "$40\r\n098e0f0d1448c0a81dafe820f66d460eb09263da\r\n")
+      << "sha1 of the body";
+  EXPECT_EQ(b.Command("EVALSHA", "098E0F0D1448C0A81DAFE820F66D460EB09263DA", "0", "hi"),
+            "$2\r\nhi\r\n");
+  EXPECT_EQ(b.Command("SCRIPT", "FLUSH"), "+OK\r\n");
+  EXPECT_EQ(a.Command("EVALSHA", "098e0f0d1448c0a81dafe820f66d460eb09263da", "0", "hi"),
+            "-NOSCRIPT No matching script. Please use EVAL.\r\n");
+  EXPECT_EQ(a.Command("EVAL", "x = 1", "0").substr(0, 40),
+            "-ERR user_script:1: Attempt to modify a ");
+}
+
+// Finds a second connection served by another worker thread than `runner`: the server has
+// two io threads, and a client on the script's own thread cannot be served until it ends.
+struct BusyFixture {
+  EmbeddedServer server;
+  RawConnection runner{server.port(), std::chrono::milliseconds(10000)};
+  RawConnection other{server.port()};
+};
+
+// Starts `script` on f.runner and moves the manual clock past lua-time-limit until `other`
+// sees BUSY. Returns false if that never happens within the bounded attempts.
+bool StartBusyScript(BusyFixture& f, const std::string& script, std::future<std::string>* out) {
+  *out = std::async(std::launch::async, [&f, script] {
+    return f.runner.Command("EVAL", script, "0");
+  });
+  for (int i = 0; i < 2000; ++i) {
+    f.server.clock().advance(10000);
+    std::string reply = f.other.Command("PING");
+    if (reply == kBusy) return true;
+    if (reply != "+PONG\r\n") return false;
+    if (out->wait_for(std::chrono::milliseconds(1)) == std::future_status::ready) return false;
+  }
+  return false;
+}
+
+TEST(ScriptWire, BusyThenScriptKill) {
+  BusyFixture f;
+  ASSERT_EQ(f.other.Command("SCRIPT", "KILL"), "-NOTBUSY No scripts in execution right now.\r\n");
+  std::future<std::string> result;
+  ASSERT_TRUE(StartBusyScript(f, "local i = 0 while true do i = i + 1 end", &result));
+  EXPECT_EQ(f.other.Command("GET", "k"), kBusy);
+  EXPECT_EQ(f.other.Command("SCRIPT", "KILL"), "+OK\r\n");
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  std::string reply = result.get();
+  EXPECT_EQ(reply.substr(0, 50), "-ERR Script killed by user with SCRIPT KILL... scr");
+  EXPECT_NE(reply.find(", on @user_script:1.\r\n"), std::string::npos) << reply;
+  EXPECT_EQ(f.other.Command("PING"), "+PONG\r\n");
+  EXPECT_EQ(f.runner.Command("PING"), "+PONG\r\n");
+}
+
+TEST(ScriptWire, ScriptThatWroteIsUnkillable) {
+  BusyFixture f;
+  std::future<std::string> result;
+  // Finite (about 10^8 VM instructions): the test cannot stop a script that wrote.
+  ASSERT_TRUE(StartBusyScript(
+      f, "redis.call('set','w','1') local n = 0 for i = 1, 50000000 do n = n + 1 end return n",
+      &result));
+  EXPECT_EQ(f.other.Command("SCRIPT", "KILL"),
+            "-UNKILLABLE Sorry the script already executed write commands against the dataset. "
+            "You can either wait the script termination or kill the server in a hard way using "
+            "the SHUTDOWN NOSAVE command.\r\n");
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  EXPECT_EQ(result.get(), ":50000000\r\n");
+  EXPECT_EQ(f.other.Command("GET", "w"), "$1\r\n1\r\n");
+}
+
+}  // namespace
+}  // namespace latch::test
