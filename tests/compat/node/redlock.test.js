@@ -243,3 +243,76 @@ describe(`redlock + ioredis against ${process.env.COMPAT_SERVER || 'redis'}`, ()
       assert.equal(await probe.exists(key), 0);
     });
 });
+
+describe(`redlock quorum over three ${process.env.COMPAT_SERVER || 'redis'} servers`, () => {
+  const servers = [];
+  const clients = [];
+
+  before(async () => {
+    requirePinnedVersions();
+    for (let i = 0; i < 3; i += 1) servers.push(await new ServerProcess().start());
+    for (const server of servers) {
+      const client = new Redis({
+        host: '127.0.0.1',
+        port: server.port,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 2000,
+        commandTimeout: 5000,
+        retryStrategy: () => null,
+        enableOfflineQueue: false,
+      });
+      client.on('error', () => {});
+      await new Promise((resolve, reject) => {
+        client.once('ready', resolve);
+        client.once('end', () => reject(new Error(`no connection to ${server.port}`)));
+      });
+      clients.push(client);
+    }
+  });
+
+  after(async () => {
+    for (const client of clients) client.disconnect();
+    for (const server of servers) await server.stop();
+  });
+
+  it('acquires with a quorum of two of three servers and fails below it',
+    { timeout: TEST_TIMEOUT_MS }, async () => {
+      const key = 'compat:redlock:quorum';
+      const redlock = new Redlock(clients, { retryCount: 0 });
+      const lock = await redlock.acquire([key], 10000);
+      // acquire() resolves at the quorum; the attempt's stats once every server has answered.
+      const stats = await lock.attempts[0];
+      assert.equal(stats.votesFor.size, 3);
+      for (const client of clients) assert.equal(await client.get(key), lock.value);
+
+      // Another owner on one server leaves a quorum of two; on two servers it leaves none,
+      // and the failed acquire releases what it took on the third.
+      const contested = 'compat:redlock:quorum-contested';
+      await clients[0].set(contested, 'other', 'PX', 10000);
+      const majority = await redlock.acquire([contested], 5000);
+      assert.equal((await majority.attempts[0]).votesFor.size, 2);
+      assert.equal(await clients[1].get(contested), majority.value);
+      assert.equal(await clients[2].get(contested), majority.value);
+      await majority.release(); // a quorum of deletes is a success
+      assert.equal(await clients[0].get(contested), 'other');
+      assert.equal(await clients[1].exists(contested), 0);
+      await clients[1].set(contested, 'other', 'PX', 10000);
+      await assert.rejects(redlock.acquire([contested], 5000), ExecutionError);
+      assert.equal(await clients[2].exists(contested), 0);
+      await clients[0].del(contested);
+      await clients[1].del(contested);
+
+      await servers[2].stop(); // two of three are left: still a quorum
+      const extended = await lock.extend(20000);
+      for (const client of clients.slice(0, 2)) {
+        const pttl = await client.pttl(key);
+        assert.ok(pttl > 19000 && pttl <= 20000, `pttl ${pttl}`);
+      }
+      await extended.release();
+      for (const client of clients.slice(0, 2)) assert.equal(await client.exists(key), 0);
+
+      await servers[1].stop(); // one of three: no quorum
+      await assert.rejects(redlock.acquire([key], 5000), ExecutionError);
+      assert.equal(await clients[0].exists(key), 0); // the failed acquire released its part
+    });
+});
