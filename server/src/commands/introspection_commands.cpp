@@ -150,7 +150,7 @@ void CommandInfoCommand(CommandContext& ctx) {
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     const CommandSpec* c = Lookup(t, ctx.arg(i));
     if (c == nullptr) {
-      ctx.out.NullArray();
+      ctx.out.Null();  // Redis: a null bulk ($-1) for an unknown name
     } else {
       WriteInfo(ctx.out, *c);
     }

@@ -15,10 +15,22 @@
 namespace latch {
 namespace {
 
+// A key named twice is deleted once, as in Redis; this matters when deleting a lock hands
+// it to a queued waiter: the second mention must not delete the new holder's key.
+bool NamedBefore(const std::vector<KeyRef>& refs, std::size_t i) {
+  for (std::size_t j = 0; j < i; ++j) {
+    if (refs[j].hash == refs[i].hash && refs[j].key == refs[i].key) return true;
+  }
+  return false;
+}
+
 void DelCommand(CommandContext& ctx) {
   MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
   std::int64_t deleted = 0;
-  for (const KeyRef& k : lock.refs()) {
+  const auto& refs = lock.refs();
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const KeyRef& k = refs[i];
+    if (refs.size() > 1 && NamedBefore(refs, i)) continue;
     store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
     if (o != nullptr) {
       k.shard->Erase(o);

@@ -77,7 +77,9 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     s.append("# Clients\r\n");
     Line(&s, "connected_clients", st.clients.count());
     Line(&s, "maxclients", static_cast<std::uint64_t>(st.maxclients.load()));
-    Line(&s, "blocked_clients", std::uint64_t{0});
+    // Clients parked by LOCK.ACQUIRE ... WAIT are latchd's blocked clients.
+    Line(&s, "blocked_clients",
+         static_cast<std::uint64_t>(std::max<std::int64_t>(0, st.locks.stats().waiters.load())));
     s.append("\r\n");
   }
   if (wants("memory", true)) {
