@@ -73,6 +73,7 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   if (script->native != NativeKind::kNone && !read_only &&
       native_enabled_.load(std::memory_order_relaxed) &&
       RunNative(script->native, ctx, keys, argv)) {
+    native_runs_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   RunLua(ctx, *script, keys, argv, read_only);

@@ -12,6 +12,7 @@
 //   same worker thread as the running script waits until the script ends: that thread is
 //   busy running it (Redis, single-threaded, makes every client wait).
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 
@@ -37,6 +38,8 @@ class ScriptEngine {
   // Tests: with the native path off every script runs in Lua (differential tests).
   void set_native_enabled(bool on) { native_enabled_.store(on, std::memory_order_relaxed); }
   std::size_t cached_scripts() const { return cache_.size(); }
+  // Scripts answered by the native path (tests check that it is taken).
+  std::uint64_t native_runs() const { return native_runs_.load(std::memory_order_relaxed); }
 
  private:
   // Compiles and caches a body; replies the compile error and returns null on failure.
@@ -51,6 +54,7 @@ class ScriptEngine {
   std::unique_ptr<LuaEngine> lua_;  // guarded by lua_mu_; replaced by SCRIPT FLUSH
   RunControl control_;
   std::atomic<bool> native_enabled_{true};
+  std::atomic<std::uint64_t> native_runs_{0};
 };
 
 // The server's engine, created on first use.
