@@ -7,7 +7,9 @@
 //
 // Contract: start() resolves only once the server answers PING (bounded by READY_TIMEOUT_MS)
 // and rejects otherwise, leaving no child behind; stop() always reaps the child. A child still
-// running when this process exits (a failed test, an uncaught error) is killed on 'exit'.
+// running when this process exits (a failed test, an uncaught error) is killed on 'exit'; when
+// this process is killed outright (a ctest timeout), util-linux's setpriv --pdeathsig, which
+// the child is started through, has the kernel kill it too.
 //
 // Debugging: with COMPAT_TRAFFIC_LOG=<file>, `port` is that of tools/traffic_proxy.py placed in
 // front of the server, which logs every byte both ways to the file (latchd has no MONITOR).
@@ -22,6 +24,15 @@ const READY_TIMEOUT_MS = 15000;
 const STOP_TIMEOUT_MS = 5000;
 const START_ATTEMPTS = 3; // a free port can be taken by someone else before the child binds it
 const TRAFFIC_PROXY = path.join(__dirname, '..', '..', 'tools', 'traffic_proxy.py');
+const SETPRIV = '/usr/bin/setpriv';
+
+// Spawns binary so that the kernel kills it with SIGKILL if this process dies first.
+function spawnTiedToParent(binary, args, options) {
+  if (fs.existsSync(SETPRIV)) {
+    return spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args], options);
+  }
+  return spawn(binary, args, options);
+}
 
 function serverKind() {
   const kind = process.env.COMPAT_SERVER || 'redis';
@@ -112,7 +123,7 @@ class ServerProcess {
   async tryStart(port, failures) {
     const [binary, args] = this.command(port);
     this.output = '';
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTiedToParent(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     process.on('exit', this.killOnExit);
     let exited = false;
@@ -133,7 +144,7 @@ class ServerProcess {
   }
 
   async startProxy(logPath) {
-    this.proxy = spawn('python3', [TRAFFIC_PROXY, '--target-port', `${this.serverPort}`,
+    this.proxy = spawnTiedToParent('python3', [TRAFFIC_PROXY, '--target-port', `${this.serverPort}`,
       '--log', logPath], { stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = readline.createInterface({ input: this.proxy.stdout });
     const [line] = await Promise.race([
