@@ -361,6 +361,14 @@ TEST(ConfigDirectivesTest, DefaultsFormatAsRedisDoes) {
   EXPECT_EQ(FindConfigDirective("nosuch"), nullptr);
 }
 
+TEST(ConfigDirectivesTest, PersistenceCanOnlyBeOff) {
+  Options o;
+  EXPECT_EQ(FindConfigDirective("save")->set(o, ""), std::nullopt);
+  EXPECT_NE(FindConfigDirective("save")->set(o, "900 1"), std::nullopt);
+  EXPECT_EQ(FindConfigDirective("appendonly")->set(o, "NO"), std::nullopt);
+  EXPECT_NE(FindConfigDirective("appendonly")->set(o, "yes"), std::nullopt);
+}
+
 TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
   const std::pair<const char*, const char*> values[] = {
       {"bind", "::1"},
@@ -377,6 +385,8 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"enable-debug-command", "local"},
       {"hz", "20"},
       {"lua-time-limit", "100"},
+      {"save", ""},
+      {"appendonly", "no"},
   };
   ASSERT_EQ(std::size(values), ConfigDirectives().size());
   for (const auto& [name, value] : values) {

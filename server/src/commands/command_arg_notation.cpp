@@ -16,6 +16,8 @@ std::string_view ArgumentNotation(std::string_view name) {
       {"get", "key:key"},
       {"getdel", "key:key"},
       {"mget", "key:key*"},
+      {"mset", "{data: key:key value:string}*"},
+      {"msetnx", "{data: key:key value:string}*"},
       {"incr", "key:key"},
       {"decr", "key:key"},
       {"incrby", "key:key increment:integer"},

@@ -52,6 +52,21 @@ class NotationParser {
     return s;
   }
 
+  // After "name:": a plain type or "(alt|alt|...)".
+  bool ParseType(Arg* a) {
+    if (!Eat('(')) {
+      a->type = Word();
+      return true;
+    }
+    a->type = "oneof";
+    do {
+      Arg alt;
+      if (!ParseOne(&alt)) return false;
+      a->children.push_back(std::move(alt));
+    } while (Eat('|'));
+    return Eat(')');
+  }
+
   bool ParseOne(Arg* a) {
     if (Eat('[')) {
       if (!ParseOne(a)) return false;
@@ -69,21 +84,10 @@ class NotationParser {
       if (Eat('=')) {  // TOKEN=name:type
         a->token = first;
         a->name = Word();
-        if (!Eat(':')) return false;
-        a->type = Word();
+        if (!Eat(':') || !ParseType(a)) return false;
       } else if (Eat(':')) {
         a->name = first;
-        if (Eat('(')) {
-          a->type = "oneof";
-          do {
-            Arg alt;
-            if (!ParseOne(&alt)) return false;
-            a->children.push_back(std::move(alt));
-          } while (Eat('|'));
-          if (!Eat(')')) return false;
-        } else {
-          a->type = Word();
-        }
+        if (!ParseType(a)) return false;
       } else {  // pure token
         a->token = first;
         a->name = Lower(first);

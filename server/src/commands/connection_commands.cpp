@@ -251,10 +251,10 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Add({.name = "quit", .arity = -1, .flags = conn | kCmdNoAuth | kCmdAllowBusy,
          .handler = QuitCommand, .group = "connection", .summary = "Closes the connection.",
          .since = "1.0.0"});
-  t.Add({.name = "auth", .arity = -2, .flags = conn | kCmdNoAuth | kCmdNoScript,
+  t.Add({.name = "auth", .arity = -2, .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy,
          .handler = AuthCommand, .group = "connection",
          .summary = "Authenticates the connection.", .since = "1.0.0"});
-  t.Add({.name = "hello", .arity = -1, .flags = conn | kCmdNoAuth | kCmdNoScript,
+  t.Add({.name = "hello", .arity = -1, .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy,
          .handler = HelloCommand, .group = "connection",
          .summary = "Handshakes with the Redis server.", .since = "6.0.0"});
   t.Add({.name = "select", .arity = 2, .flags = conn, .handler = SelectCommand,

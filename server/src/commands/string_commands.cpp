@@ -2,6 +2,7 @@
 #include <charconv>
 #include <climits>
 #include <mutex>
+#include <vector>
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
@@ -238,9 +239,53 @@ void DecrByCommand(CommandContext& ctx) {
   IncrBy(ctx, -d);
 }
 
+// MSET / MSETNX: all keys are set under their shards' locks at once; like SET, they drop
+// any TTL the keys had.
+bool MSetGeneric(CommandContext& ctx, bool nx) {
+  std::vector<std::string_view> keys;
+  for (std::size_t i = 1; i < ctx.argc(); i += 2) keys.push_back(ctx.arg(i));
+  MultiShardLock lock(ctx.server.keyspace, keys);
+  const auto& refs = lock.refs();
+  if (nx) {
+    for (const KeyRef& k : refs) {
+      if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) return false;
+    }
+  }
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const KeyRef& k = refs[i];
+    store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+    k.shard->Set(o, k.key, ctx.arg(2 * i + 2), false);
+  }
+  return true;
+}
+
+void MSetCommand(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) {
+    return ctx.out.Error("ERR wrong number of arguments for 'mset' command");
+  }
+  MSetGeneric(ctx, false);
+  ctx.out.Ok();
+}
+
+void MSetNxCommand(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) {
+    return ctx.out.Error("ERR wrong number of arguments for 'msetnx' command");
+  }
+  ctx.out.Integer(MSetGeneric(ctx, true) ? 1 : 0);
+}
+
 }  // namespace
 
 void RegisterStringCommands(CommandTable& t) {
+  t.Add({.name = "mset", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
+         .last_key = -1, .key_step = 2, .handler = MSetCommand, .group = "string",
+         .summary = "Atomically creates or modifies the string values of one or more keys.",
+         .since = "1.0.1"});
+  t.Add({.name = "msetnx", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
+         .last_key = -1, .key_step = 2, .handler = MSetNxCommand, .group = "string",
+         .summary = "Atomically modifies the string values of one or more keys only when all "
+                    "keys don't exist.",
+         .since = "1.0.1"});
   const auto w = kCmdWrite | kCmdDenyOom;
   const auto r = kCmdReadonly | kCmdFast;
   t.Add({.name = "set", .arity = -3, .flags = w, .first_key = 1, .last_key = 1, .key_step = 1,
