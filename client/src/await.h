@@ -10,7 +10,7 @@
 
 #include "latch/result.h"
 
-namespace latch {
+namespace latch::client_internal {
 
 // start(done) must call done(Result<T>) exactly once, from any thread.
 template <class T, class Start>
@@ -27,4 +27,4 @@ boost::asio::awaitable<Result<T>> AwaitCallback(Start start) {
       asio::use_awaitable);
 }
 
-}  // namespace latch
+}  // namespace latch::client_internal

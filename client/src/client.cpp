@@ -2,13 +2,15 @@
 
 #include <boost/asio/post.hpp>
 #include <future>
-#include <random>
 
 #include "await.h"
 #include "client_impl.h"
 
 namespace latch {
 namespace asio = boost::asio;
+using client_internal::AwaitCallback;
+using client_internal::Connection;
+using client_internal::PendingCall;
 
 Result<ClientOptions> ClientOptions::FromUrl(std::string_view url) {
   auto ep = Endpoint::Parse(url);
@@ -21,14 +23,7 @@ Result<ClientOptions> ClientOptions::FromUrl(std::string_view url) {
 ClientImpl::ClientImpl(ClientOptions options)
     : work_(ctx_.get_executor()), options_(std::move(options)) {
   if (options_.pool_size == 0) options_.pool_size = 1;
-  std::random_device seed;
-  for (std::size_t i = 0; i < options_.pool_size; ++i) {
-    std::uint64_t s = (std::uint64_t{seed()} << 32) ^ seed();
-    pool_.push_back(std::make_shared<Connection>(ctx_, options_, s, [this](const Capabilities& c) {
-      std::lock_guard lock(caps_mu_);
-      caps_ = c;
-    }));
-  }
+  for (std::size_t i = 0; i < options_.pool_size; ++i) pool_.push_back(NewConnection());
   std::promise<std::thread::id> started;
   auto id = started.get_future();
   thread_ = std::thread([this, &started] {
@@ -40,12 +35,21 @@ ClientImpl::ClientImpl(ClientOptions options)
 
 ClientImpl::~ClientImpl() { Shutdown(); }
 
+std::shared_ptr<Connection> ClientImpl::NewConnection() {
+  std::uint64_t s = (std::uint64_t{seed_()} << 32) ^ seed_();
+  return std::make_shared<Connection>(ctx_, options_, s, [this](const Capabilities& c) {
+    std::lock_guard lock(caps_mu_);
+    caps_ = c;
+  });
+}
+
 void ClientImpl::Shutdown() {
   if (closed_.exchange(true)) return;
   std::promise<void> done;
   asio::post(ctx_, [this, &done] {
     Error closed{make_error_code(Errc::kClientClosed), ""};
     for (auto& c : pool_) c->Shutdown(closed);
+    for (auto& c : blocking_pool_) c->Shutdown(closed);
     done.set_value();
   });
   done.get_future().wait();
@@ -55,6 +59,7 @@ void ClientImpl::Shutdown() {
   ctx_.stop();
   thread_.join();
   pool_.clear();
+  blocking_pool_.clear();
 }
 
 void ClientImpl::Submit(std::vector<Command> cmds, CallOptions options,
@@ -70,6 +75,16 @@ void ClientImpl::Submit(std::vector<Command> cmds, CallOptions options,
   }
   if (closed_.load()) {
     call->Finish(Error{make_error_code(Errc::kClientClosed), ""});
+    return;
+  }
+  if (options.blocking) {
+    asio::post(ctx_, [this, call] {
+      for (auto& c : blocking_pool_) {
+        if (c->load() == 0) return c->Submit(call);
+      }
+      blocking_pool_.push_back(NewConnection());
+      blocking_pool_.back()->Submit(call);
+    });
     return;
   }
   asio::post(ctx_, [this, call] {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -35,10 +36,15 @@ class ClientImpl {
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   ClientOptions options_;
-  std::vector<std::shared_ptr<Connection>> pool_;
+  std::shared_ptr<client_internal::Connection> NewConnection();
+
+  std::vector<std::shared_ptr<client_internal::Connection>> pool_;
+  // Connections for blocking calls, one call at a time each; I/O thread only.
+  std::vector<std::shared_ptr<client_internal::Connection>> blocking_pool_;
   std::size_t next_ = 0;  // round-robin start among equally loaded connections
   mutable std::mutex caps_mu_;
   std::optional<Capabilities> caps_;
+  std::random_device seed_;  // I/O thread and constructor only
   std::atomic<bool> closed_{false};
   std::thread thread_;
   std::thread::id thread_id_;

@@ -8,7 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
-namespace latch {
+namespace latch::client_internal {
 namespace asio = boost::asio;
 using asio::use_awaitable;
 
@@ -323,4 +323,4 @@ void Connection::FailOutbox(const Error& why) {
   for (auto& call : calls) call->Finish(why);
 }
 
-}  // namespace latch
+}  // namespace latch::client_internal

@@ -20,7 +20,7 @@
 
 #include "latch/client.h"
 
-namespace latch {
+namespace latch::client_internal {
 
 // A call of one or more commands written back to back; completes once, with all its replies
 // or with an error.
@@ -77,4 +77,4 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::steady_timer backoff_timer_;
 };
 
-}  // namespace latch
+}  // namespace latch::client_internal

@@ -11,6 +11,8 @@
 
 namespace latch {
 namespace asio = boost::asio;
+using client_internal::RunSync;
+namespace scripts = client_internal::scripts;
 using std::chrono::steady_clock;
 
 namespace {
@@ -93,6 +95,7 @@ Awaitable<Result<Lease>> Lock::acquire(std::string key, Millis ttl, AcquireOptio
     if (options.wait.count() > 0) {
       cmd.Add("WAIT").Add(options.wait);
       call.timeout = options.wait + client_.options().call_timeout;
+      call.blocking = true;
     }
     auto start = steady_clock::now();
     auto r = co_await client_.execute(std::move(cmd), call);

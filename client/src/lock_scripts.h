@@ -4,7 +4,7 @@
 // LOCK.EXTEND. The SHA1 constants are checked against SCRIPT LOAD by the tests.
 #include <string_view>
 
-namespace latch::scripts {
+namespace latch::client_internal::scripts {
 
 inline constexpr std::string_view kRelease =
     "local v = redis.call('GET', KEYS[1])\n"
@@ -26,4 +26,4 @@ inline constexpr std::string_view kExtend =
     "return -1\n";
 inline constexpr std::string_view kExtendSha = "8ab7631262089bd1781c06c857ce1842bf86375e";
 
-}  // namespace latch::scripts
+}  // namespace latch::client_internal::scripts

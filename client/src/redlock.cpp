@@ -14,6 +14,8 @@
 
 namespace latch {
 namespace asio = boost::asio;
+using client_internal::AwaitCallback;
+using client_internal::RunSync;
 using std::chrono::steady_clock;
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include "client_impl.h"
 
-namespace latch {
+namespace latch::client_internal {
 
 template <class T>
 Result<T> RunSync(ClientImpl& impl, Awaitable<Result<T>> task) {
@@ -16,4 +16,4 @@ Result<T> RunSync(ClientImpl& impl, Awaitable<Result<T>> task) {
   return boost::asio::co_spawn(impl.executor(), std::move(task), boost::asio::use_future).get();
 }
 
-}  // namespace latch
+}  // namespace latch::client_internal

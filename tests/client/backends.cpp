@@ -44,7 +44,7 @@ class EmbeddedBackend : public Backend {
 
  private:
   bool Launch(int port) {
-    Options o;
+    latch::Options o;
     o.port = port;
     o.io_threads = 1;
     o.loglevel = "warning";

@@ -1,6 +1,7 @@
 #include "child_server.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 namespace latch::test {
@@ -31,6 +33,26 @@ int PickFreePort() {
   }
   ::close(fd);
   return port;
+}
+
+// True when every thread of pid is in the stopped state (/proc/<pid>/task/<tid>/stat).
+bool AllThreadsStopped(pid_t pid) {
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return true;
+  bool all = true;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream stat(dir + "/" + e->d_name + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto close = line.rfind(')');  // the command name may hold spaces: state follows ") "
+    if (close == std::string::npos || close + 2 >= line.size()) continue;
+    char state = line[close + 2];
+    if (state != 'T' && state != 't') all = false;
+  }
+  ::closedir(d);
+  return all;
 }
 
 }  // namespace
@@ -151,6 +173,11 @@ void ChildServer::Pause() {
   if (pid_ > 0 && !paused_) {
     ::kill(pid_, SIGSTOP);
     paused_ = true;
+    // kill() returns before every thread has stopped; a multi-threaded server (latchd) could
+    // still answer a request in between. Wait (bounded) until all its threads show 'T'.
+    for (int i = 0; i < 200 && !AllThreadsStopped(pid_); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
 }
 

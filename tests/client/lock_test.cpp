@@ -17,6 +17,7 @@ namespace latch::test {
 namespace {
 
 using namespace std::chrono_literals;
+namespace scripts = client_internal::scripts;
 using Clock = std::chrono::steady_clock;
 
 class LockTest : public ::testing::TestWithParam<BackendKind> {
@@ -42,6 +43,8 @@ TEST_P(LockTest, AcquireReleaseOutcomes) {
   EXPECT_EQ(a->owner.size(), 32u);
   EXPECT_TRUE(a->valid());
   EXPECT_GT(a->valid_until, Clock::now() + 4s);
+  // latchd grants through LOCK.ACQUIRE, which hands out fencing tokens; Redis's SET NX does not.
+  EXPECT_EQ(a->fencing_token.has_value(), GetParam() != BackendKind::kRedis);
 
   auto b = lock_->acquire_sync("res", 5s);
   ASSERT_FALSE(b.ok());

@@ -151,5 +151,37 @@ TEST_F(RedlockTest, SeveralResourcesAtOnce) {
   EXPECT_TRUE(redlock.acquire_sync({"b", "c"}, 10s).ok());
 }
 
+// Any mix of servers: two redis-servers, two latchd processes, one embedded latch::Server.
+TEST(RedlockMixedTest, RedisAndLatchdTogether) {
+  std::vector<BackendKind> kinds = {BackendKind::kRedis, BackendKind::kRedis};
+  for (auto k : AllBackends()) {
+    if (k != BackendKind::kRedis) kinds.push_back(k);
+  }
+  if (kinds.size() < 4) GTEST_SKIP() << "built without the latchd backends";
+  kinds.push_back(BackendKind::kLatchd);
+  std::vector<std::unique_ptr<Backend>> servers;
+  std::vector<std::unique_ptr<Client>> clients;
+  std::vector<Client*> raw;
+  for (auto k : kinds) {
+    servers.push_back(Backend::Start(k));
+    ASSERT_TRUE(servers.back()->ok()) << servers.back()->error();
+    clients.push_back(std::make_unique<Client>(servers.back()->Options()));
+    std::string missing = Missing(*clients.back(), Need::kLocks);
+    if (!missing.empty()) GTEST_SKIP() << BackendName(k) << " lacks: " << missing;
+    raw.push_back(clients.back().get());
+  }
+  Redlock redlock(raw);
+  auto lease = redlock.acquire_sync({"mixed"}, 10s);
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  EXPECT_EQ(lease->granted, 5);
+  EXPECT_FALSE(redlock.acquire_sync({"mixed"}, 10s).ok());
+  servers[0]->Kill();
+  servers[2]->Kill();
+  auto extended = redlock.extend_sync(*lease, 10s);
+  ASSERT_TRUE(extended.ok()) << extended.error().ToString();
+  EXPECT_EQ(extended->granted, 3);
+  EXPECT_EQ(*redlock.release_sync(*lease), 3);
+}
+
 }  // namespace
 }  // namespace latch::test

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -283,6 +284,31 @@ TEST(ReplyReaderTest, FindAndToString) {
   EXPECT_EQ(R::Integer(1).Find("x"), nullptr);
   EXPECT_EQ(map.ToString(), "{\"proto\": (integer) 3, \"id\": (integer) 9}");
   EXPECT_EQ(Arr({R::Nil(), R::Error("ERR x")}).ToString(), "[(nil), (error) ERR x]");
+}
+
+// Random bytes, and valid input with random bytes flipped: the reader must end in a reply,
+// a wait or an error, never crash or loop (a poor man's fuzz run, with a fixed seed).
+TEST(ReplyReaderTest, RandomBytesNeverCrash) {
+  std::mt19937 rng(12345);
+  const std::string alphabet = "+-:$*%~>|_,#(=!\r\n0123456789-tfx?";
+  std::string valid;
+  for (const auto& c : ValidCases()) valid += c.input;
+  for (int round = 0; round < 2000; ++round) {
+    std::string input;
+    if (round % 2 == 0) {
+      std::size_t n = rng() % 64;
+      for (std::size_t i = 0; i < n; ++i) input += alphabet[rng() % alphabet.size()];
+    } else {
+      input = valid;
+      for (int flips = 0; flips < 3; ++flips) {
+        input[rng() % input.size()] = alphabet[rng() % alphabet.size()];
+      }
+    }
+    ReplyReaderLimits limits;
+    limits.max_bulk_len = 1 << 16;
+    Outcome o = Read({input}, limits);
+    EXPECT_LE(o.replies.size(), input.size());
+  }
 }
 
 TEST(RequestEncodingTest, Multibulk) {

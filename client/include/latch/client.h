@@ -14,11 +14,12 @@
 // Errc::kInvalidArgument there instead of deadlocking).
 //
 // Calls: each call goes to the least loaded connection of the pool; calls on one connection
-// are pipelined and their replies matched in order. A call that gets no reply within its
-// timeout fails with Errc::kTimeout and its connection is closed, failing the other calls in
-// flight on it with Errc::kConnectionLost: after a broken connection no reply can ever reach
-// the wrong caller. Calls not yet written wait for the next connection, which is opened with
-// jittered exponential backoff after a failure. The Client must outlive every call.
+// are pipelined and their replies matched in order. Blocking calls (CallOptions::blocking)
+// get an idle connection of their own, opened on demand and kept for reuse. A call that gets no
+// reply within its timeout fails with Errc::kTimeout and its connection is closed, failing the
+// other calls in flight on it with Errc::kConnectionLost: after a broken connection no reply can
+// ever reach the wrong caller. Calls not yet written wait for the next connection, which is opened
+// with jittered exponential backoff after a failure. The Client must outlive every call.
 //
 // Only <boost/asio/awaitable.hpp> is included here; sockets and the io_context stay in the
 // implementation.
@@ -59,6 +60,9 @@ struct ClientOptions {
 
 struct CallOptions {
   std::chrono::milliseconds timeout{0};  // 0: ClientOptions::call_timeout
+  // The server may hold the reply back (LOCK.ACQUIRE ... WAIT, BLPOP): the call gets a
+  // connection of its own, so that calls pipelined behind it are not stuck until it returns.
+  bool blocking = false;
 };
 
 // What the server offers, probed once per connection during its handshake.
