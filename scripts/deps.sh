@@ -15,12 +15,13 @@ BUILD_PACKAGES=(
   liblua5.1-0-dev libxxhash-dev
 )
 # Test-only: the differential test and the tool tests run real redis-server, redis-cli and
-# redis-benchmark; the demo and client tests use PostgreSQL, redis-py and Node.js clients.
+# redis-benchmark; the compat tests use redis-py and Node.js clients; scripts/sanitize.sh
+# fuzzes the parser with clang's libFuzzer.
 TEST_PACKAGES=(
   redis-server redis-tools
-  postgresql libpq-dev
   python3 python3-redis
   nodejs npm
+  clang-14 libclang-rt-14-dev
 )
 
 case "${1:-all}" in

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The server's own suites (protocol, store/unit, wire) under a sanitizer, and a short
+# libFuzzer run of the request parser. Part of CI after scripts/test.sh (which installs the
+# dependencies); on its own: run scripts/deps.sh all first.
+#
+#   scripts/sanitize.sh                 ASan+UBSan, then 20 s of fuzzing
+#   SANITIZE=thread scripts/sanitize.sh TSan instead
+#   FUZZ_SECONDS=0 scripts/sanitize.sh  no fuzzing
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+sanitize="${SANITIZE:-address,undefined}"
+build="build/sanitize-${sanitize//,/-}"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DLATCH_SANITIZE="$sanitize" \
+  -DLATCH_BUILD_BENCH=OFF -DLATCH_BUILD_TESTS=ON >/dev/null
+cmake --build "$build" -j"$(nproc)" \
+  --target latch_protocol_tests latch_server_unit_tests latch_wire_tests latchd
+# Any sanitizer report fails the run.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export TSAN_OPTIONS="halt_on_error=1"
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j2 --timeout 300 -L 'unit|wire'
+
+seconds="${FUZZ_SECONDS:-20}"
+if [[ "$seconds" != 0 ]]; then
+  LATCH_FUZZ_BUILD="$root/build/fuzz" bash tests/fuzz/run.sh "$seconds"
+fi
