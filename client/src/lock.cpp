@@ -52,6 +52,15 @@ Awaitable<Result<Reply>> RunScript(Client& client, std::string_view script, std:
   co_return co_await client.execute(std::move(eval));
 }
 
+// After a compare-and-delete that deleted nothing: was the key gone (our lease expired and
+// nobody took it) or held by someone else? Only for reporting: the delete itself was atomic.
+Awaitable<Result<LeaseStatus>> LostOrNotOwner(Client& client, const std::string& key) {
+  auto r = co_await client.execute(Command("EXISTS", key));
+  if (!r.ok()) co_return r.error();
+  if (!r->is_integer()) co_return Result<LeaseStatus>(Errc::kUnexpectedReply, r->ToString());
+  co_return r->integer == 0 ? LeaseStatus::kLost : LeaseStatus::kNotOwner;
+}
+
 Millis Jittered(Millis d) {
   std::random_device rd;
   std::uniform_int_distribution<std::int64_t> dist(d.count() / 2, d.count() * 3 / 2);
@@ -72,6 +81,26 @@ std::string_view LeaseStatusName(LeaseStatus s) {
   return "unknown";
 }
 
+Result<LockMethod> Lock::Resolve(const Capabilities& caps) const {
+  switch (method_) {
+    case LockMethod::kAuto:
+      if (caps.lock_commands) return LockMethod::kLockCommands;
+      if (caps.delex) return LockMethod::kCompareCommands;
+      if (caps.scripting) return LockMethod::kScripts;
+      return Result<LockMethod>(Errc::kUnsupported, "no LOCK.*, DELEX or EVALSHA on the server");
+    case LockMethod::kLockCommands:
+      if (caps.lock_commands) return method_;
+      return Result<LockMethod>(Errc::kUnsupported, "the server has no LOCK.* commands");
+    case LockMethod::kCompareCommands:
+      if (caps.delex) return method_;
+      return Result<LockMethod>(Errc::kUnsupported, "the server has no DELEX (Redis 8.4+)");
+    case LockMethod::kScripts:
+      if (caps.scripting) return method_;
+      return Result<LockMethod>(Errc::kUnsupported, "the server has no EVALSHA");
+  }
+  return Result<LockMethod>(Errc::kUnsupported, "unknown lock method");
+}
+
 std::string Lock::NewOwnerToken() {
   std::random_device rd;  // one per call: std::random_device is not thread-safe to share
   char buf[33];
@@ -83,12 +112,14 @@ Awaitable<Result<Lease>> Lock::acquire(std::string key, Millis ttl, AcquireOptio
   if (ttl.count() <= 0) co_return Result<Lease>(Errc::kInvalidArgument, "ttl must be positive");
   auto caps = co_await client_.capabilities();
   if (!caps.ok()) co_return caps.error();
+  auto method = Resolve(*caps);
+  if (!method.ok()) co_return method.error();
   Lease lease;
   lease.key = std::move(key);
   lease.owner = options.owner.empty() ? NewOwnerToken() : std::move(options.owner);
   const auto deadline = steady_clock::now() + options.wait;
 
-  if (caps->lock_commands) {
+  if (*method == LockMethod::kLockCommands) {
     // latchd parks the request and hands over the lock in FIFO order: one call, no polling.
     Command cmd("LOCK.ACQUIRE", lease.key, lease.owner, ttl);
     CallOptions call;
@@ -130,12 +161,18 @@ Awaitable<Result<Lease>> Lock::acquire(std::string key, Millis ttl, AcquireOptio
 Awaitable<Result<LeaseStatus>> Lock::release(const Lease& lease) {
   auto caps = co_await client_.capabilities();
   if (!caps.ok()) co_return caps.error();
-  if (caps->lock_commands) {
+  auto method = Resolve(*caps);
+  if (!method.ok()) co_return method.error();
+  if (*method == LockMethod::kLockCommands) {
     co_return StatusFromReply(
         co_await client_.execute(Command("LOCK.RELEASE", lease.key, lease.owner)));
   }
-  if (!caps->scripting) {
-    co_return Result<LeaseStatus>(Errc::kUnsupported, "neither LOCK.RELEASE nor EVALSHA");
+  if (*method == LockMethod::kCompareCommands) {
+    auto r = co_await client_.execute(Command("DELEX", lease.key, "IFEQ", lease.owner));
+    if (!r.ok()) co_return r.error();
+    if (r->is_error()) co_return Result<LeaseStatus>(Errc::kServerError, r->str);
+    if (r->is_integer() && r->integer == 1) co_return LeaseStatus::kOk;
+    co_return co_await LostOrNotOwner(client_, lease.key);
   }
   co_return StatusFromReply(co_await RunScript(client_, scripts::kRelease, scripts::kReleaseSha,
                                                lease.key, lease.owner, std::nullopt));
@@ -147,16 +184,28 @@ Awaitable<Result<LeaseStatus>> Lock::extend(Lease& lease, Millis ttl) {
   }
   auto caps = co_await client_.capabilities();
   if (!caps.ok()) co_return caps.error();
+  auto method = Resolve(*caps);
+  if (!method.ok()) co_return method.error();
   auto start = steady_clock::now();
   Result<LeaseStatus> status = Errc::kUnsupported;
-  if (caps->lock_commands) {
+  if (*method == LockMethod::kLockCommands) {
     status = StatusFromReply(
         co_await client_.execute(Command("LOCK.EXTEND", lease.key, lease.owner, ttl)));
-  } else if (caps->scripting) {
+  } else if (*method == LockMethod::kCompareCommands) {
+    // One atomic step: IFEQ never creates a missing key, and GET returns the value that was
+    // there, which tells the three outcomes apart.
+    auto r = co_await client_.execute(
+        Command("SET", lease.key, lease.owner, "IFEQ", lease.owner, "PX", ttl, "GET"));
+    if (!r.ok()) co_return r.error();
+    if (r->is_error()) co_return Result<LeaseStatus>(Errc::kServerError, r->str);
+    if (r->is_null()) {
+      status = LeaseStatus::kLost;
+    } else {
+      status = r->is_string() && r->str == lease.owner ? LeaseStatus::kOk : LeaseStatus::kNotOwner;
+    }
+  } else {
     status = StatusFromReply(co_await RunScript(client_, scripts::kExtend, scripts::kExtendSha,
                                                 lease.key, lease.owner, ttl));
-  } else {
-    co_return Result<LeaseStatus>(Errc::kUnsupported, "neither LOCK.EXTEND nor EVALSHA");
   }
   if (status.ok() && *status == LeaseStatus::kOk) lease.valid_until = start + ttl;
   co_return status;

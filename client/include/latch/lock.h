@@ -47,11 +47,19 @@ struct RenewOptions {
   std::function<void(const Error&)> on_lost;
 };
 
+// How a Lock talks to its server. kAuto picks, from the capabilities probed once per
+// connection, the first the server offers: LOCK.* (latchd: fencing tokens, server-side
+// waiting), then Redis 8.4's compare commands (SET NX PX; DELEX IFEQ to release; SET IFEQ GET
+// to extend), then SET NX PX with Lua compare-and-delete / compare-and-extend scripts (Redis
+// 7). A forced method the server lacks fails every call with Errc::kUnsupported.
+enum class LockMethod { kAuto, kLockCommands, kCompareCommands, kScripts };
+
 class Renewal;
 
 class Lock {
  public:
-  explicit Lock(Client& client) : client_(client) {}
+  explicit Lock(Client& client, LockMethod method = LockMethod::kAuto)
+      : client_(client), method_(method) {}
 
   // (No default arguments on coroutines: GCC 12 miscompiles them, hence the overload.)
   Awaitable<Result<Lease>> acquire(std::string key, Millis ttl, AcquireOptions options);
@@ -74,7 +82,11 @@ class Lock {
   static std::string NewOwnerToken();
 
  private:
+  // The method to use on a server with `caps`, or Errc::kUnsupported.
+  Result<LockMethod> Resolve(const Capabilities& caps) const;
+
   Client& client_;
+  LockMethod method_;
 };
 
 // The handle of an auto-renewal. Destroying it stops renewing (it does not release).
