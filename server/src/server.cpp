@@ -90,10 +90,13 @@ class ServerImpl {
     std::unique_lock lock(mu_);
     if (!running_) return;
     running_ = false;
+    // Closing the acceptor aborts the pending accept; its handler then runs (and returns),
+    // so run() ends by itself with no operation left behind. Stopping the context instead
+    // would leave the aborted accept queued, holding a socket of a worker's io_context, to be
+    // destroyed after that worker is gone.
     asio::post(accept_ctx_, [this] {
       boost::system::error_code ec;
       acceptor_.close(ec);
-      accept_ctx_.stop();
     });
     if (accept_thread_.joinable()) accept_thread_.join();
     for (auto& w : workers_) w->Shutdown();
