@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "latch/protocol/request_parser.h"
 #include "support/resp_frame.h"
 
 namespace latch::test {
@@ -21,89 +22,11 @@ bool IsAggregate(char type) { return type == '*' || type == '~' || type == '%' |
 
 }  // namespace
 
+// Corpus lines use redis-cli's quoting, which is Redis's inline syntax: the protocol
+// library's splitter (the one latchd uses for inline requests) reads them.
 bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
   out->clear();
-  std::size_t i = 0;
-  const std::size_t n = line.size();
-  while (true) {
-    while (i < n && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i >= n) return true;
-    std::string arg;
-    bool in_double = false;
-    bool in_single = false;
-    bool done = false;
-    while (!done) {
-      if (in_double) {
-        if (i >= n) return false;  // unterminated quotes
-        if (line[i] == '\\' && i + 3 < n && line[i + 1] == 'x' && HexValue(line[i + 2]) >= 0 &&
-            HexValue(line[i + 3]) >= 0) {
-          arg += static_cast<char>(HexValue(line[i + 2]) * 16 + HexValue(line[i + 3]));
-          i += 3;
-        } else if (line[i] == '\\' && i + 1 < n) {
-          ++i;
-          switch (line[i]) {
-            case 'n':
-              arg += '\n';
-              break;
-            case 'r':
-              arg += '\r';
-              break;
-            case 't':
-              arg += '\t';
-              break;
-            case 'b':
-              arg += '\b';
-              break;
-            case 'a':
-              arg += '\a';
-              break;
-            default:
-              arg += line[i];
-              break;
-          }
-        } else if (line[i] == '"') {
-          // A closing quote must be followed by a space or the end of the line.
-          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) return false;
-          done = true;
-        } else {
-          arg += line[i];
-        }
-      } else if (in_single) {
-        if (i >= n) return false;
-        if (line[i] == '\\' && i + 1 < n && line[i + 1] == '\'') {
-          ++i;
-          arg += '\'';
-        } else if (line[i] == '\'') {
-          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) return false;
-          done = true;
-        } else {
-          arg += line[i];
-        }
-      } else {
-        if (i >= n) break;
-        switch (line[i]) {
-          case ' ':
-          case '\n':
-          case '\r':
-          case '\t':
-          case '\0':
-            done = true;
-            break;
-          case '"':
-            in_double = true;
-            break;
-          case '\'':
-            in_single = true;
-            break;
-          default:
-            arg += line[i];
-            break;
-        }
-      }
-      if (i < n) ++i;
-    }
-    out->push_back(std::move(arg));
-  }
+  return protocol::SplitInlineArgs(line, out);
 }
 
 bool Unescape(std::string_view text, std::string* out) {

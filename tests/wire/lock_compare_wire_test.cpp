@@ -9,13 +9,11 @@
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
+#include "support/wire_expect.h"
 
 namespace latch::test {
 namespace {
 
-std::string Bulk(std::string_view s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
-}
 const std::string kNil = "$-1\r\n";
 const std::string kOk = "+OK\r\n";
 

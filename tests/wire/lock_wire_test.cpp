@@ -15,26 +15,12 @@
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
+#include "support/wire_expect.h"
 
 namespace latch::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Polls `cond` every 5 ms for at most `limit` of real time.
-template <class Cond>
-bool Eventually(Cond cond, std::chrono::milliseconds limit = 3000ms) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return cond();
-}
-
-std::string Bulk(std::string_view s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
-}
 
 // ":123\r\n" -> 123; 0 for anything else (tokens are never 0).
 std::uint64_t TokenOf(const std::optional<std::string>& reply) {

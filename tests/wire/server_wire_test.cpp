@@ -11,27 +11,12 @@
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
+#include "support/wire_expect.h"
 
 namespace latch::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Polls `cond` every 10 ms for at most `limit` (real time): for effects of the worker's
-// periodic tick (active expiry, idle timeout), which runs every 100 ms at hz 10.
-template <class Cond>
-bool Eventually(Cond cond, std::chrono::milliseconds limit = 3000ms) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return cond();
-}
-
-std::string Bulk(std::string_view s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
-}
 
 TEST(ServerWire, PipelineOfAThousandRepliesInOrder) {
   EmbeddedServer server;
