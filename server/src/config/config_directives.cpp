@@ -14,6 +14,10 @@ using SetResult = std::optional<std::string>;
 constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kOneMb = 1024 * 1024;
+// A key or value lives in one block with 32-bit lengths (store/object.h): a bulk argument
+// can be at most 4 GiB - 1 bytes. Redis allows more; latchd refuses it at configuration
+// time instead of truncating a value later.
+constexpr std::int64_t kMaxBulkLen = 0xFFFFFFFFLL;
 
 // Redis clamps hz into [1, 500] after accepting any value in [0, INT_MAX].
 constexpr int kMinHz = 1;
@@ -148,7 +152,7 @@ constexpr std::array kDirectives = {
     ConfigDirective{"timeout", GetNumber<&Options::timeout>,
                     SetInteger<&Options::timeout, 0, kIntMax>, true},
     ConfigDirective{"proto-max-bulk-len", GetNumber<&Options::proto_max_bulk_len>,
-                    SetMemory<&Options::proto_max_bulk_len, kOneMb, kInt64Max>, true},
+                    SetMemory<&Options::proto_max_bulk_len, kOneMb, kMaxBulkLen>, true},
     ConfigDirective{"client-query-buffer-limit", GetNumber<&Options::client_query_buffer_limit>,
                     SetMemory<&Options::client_query_buffer_limit, kOneMb, kInt64Max>, true},
     ConfigDirective{"loglevel", GetString<&Options::loglevel>, SetLoglevel, true},
