@@ -79,6 +79,12 @@ class CommandTable {
   tsl::robin_map<std::string, std::size_t, NameHash, NameEq> index_;
 };
 
+// HELP subcommands: one simple string per line, as Redis replies them.
+inline void WriteHelpLines(protocol::ReplyWriter& out, std::span<const std::string_view> lines) {
+  out.ArrayHeader(lines.size());
+  for (auto l : lines) out.Simple(l);
+}
+
 // Families register themselves here (one function per source file).
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterStringCommands(CommandTable& t);

@@ -229,8 +229,7 @@ void ClientHelpCommand(CommandContext& ctx) {
       "HELP",
       "    Print this help.",
   };
-  ctx.out.ArrayHeader(std::size(kLines));
-  for (auto l : kLines) ctx.out.Simple(l);
+  WriteHelpLines(ctx.out, kLines);
 }
 
 CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,

@@ -204,8 +204,7 @@ void CommandHelpCommand(CommandContext& ctx) {
       "HELP",
       "    Print this help.",
   };
-  ctx.out.ArrayHeader(std::size(kLines));
-  for (auto l : kLines) ctx.out.Simple(l);
+  WriteHelpLines(ctx.out, kLines);
 }
 
 CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,

@@ -37,8 +37,7 @@ void ScriptHelpCommand(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  ctx.out.ArrayHeader(std::size(kLines));
-  for (auto line : kLines) ctx.out.Simple(line);
+  WriteHelpLines(ctx.out, kLines);
 }
 
 CommandSpec Eval(std::string name, std::uint32_t flags, CommandHandler h,

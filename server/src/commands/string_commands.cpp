@@ -152,10 +152,8 @@ void CountHit(CommandContext& ctx, bool hit) {
       .fetch_add(1, std::memory_order_relaxed);
 }
 
-void GetCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+// GET's reply for a looked-up object (nil when missing), counted as a hit or a miss.
+void ReplyValue(CommandContext& ctx, const store::Object* o) {
   CountHit(ctx, o != nullptr);
   if (o == nullptr) {
     ctx.out.Null();
@@ -164,30 +162,25 @@ void GetCommand(CommandContext& ctx) {
   }
 }
 
+void GetCommand(CommandContext& ctx) {
+  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
+  ShardGuard lock(*k.shard);
+  ReplyValue(ctx, k.shard->Find(k.key, k.hash, ctx.now.mono_ms));
+}
+
 void GetDelCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
   ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  CountHit(ctx, o != nullptr);
-  if (o == nullptr) {
-    ctx.out.Null();
-    return;
-  }
-  ctx.out.Bulk(o->value());
-  k.shard->Erase(o);
+  ReplyValue(ctx, o);
+  if (o != nullptr) k.shard->Erase(o);
 }
 
 void MGetCommand(CommandContext& ctx) {
   MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
   ctx.out.ArrayHeader(lock.refs().size());
   for (const KeyRef& k : lock.refs()) {
-    store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-    CountHit(ctx, o != nullptr);
-    if (o == nullptr) {
-      ctx.out.Null();
-    } else {
-      ctx.out.Bulk(o->value());
-    }
+    ReplyValue(ctx, k.shard->Find(k.key, k.hash, ctx.now.mono_ms));
   }
 }
 
