@@ -96,6 +96,10 @@ RequestParser::Result RequestParser::Parse(std::string_view buf) {
   bytes_wanted_ = 0;
   if (!in_request_) {
     if (buf.empty()) return Result::kNeedMore;
+    if (buf[0] == '*' && limits_.authenticated && ParseWholeMultibulk(buf)) {
+      consumed_ = pos_;
+      return Result::kCommand;
+    }
     Reset();
     in_request_ = true;
     multibulk_ = buf[0] == '*';
@@ -116,6 +120,56 @@ bool RequestParser::FindLineEnd(std::string_view buf, char terminator, std::size
   scan_ += clean;
   if (hit == nullptr) return false;
   *end = scan_;
+  return true;
+}
+
+namespace {
+
+// FastHeader on pointers for ParseWholeMultibulk: `p` is at the type byte. Returns the
+// position after the line's '\r' and the byte that follows it, or nullptr.
+inline const char* WholeHeader(const char* p, const char* end, std::int64_t* value) {
+  const char* q = p + 1;
+  if (end - q < 3) return nullptr;  // a digit, '\r', one more byte
+  unsigned digit = static_cast<unsigned>(*q - '0');
+  if (digit > 9) return nullptr;
+  std::int64_t v = digit;
+  ++q;
+  if (digit != 0) {  // no leading zeros: "0" stands alone
+    const char* limit = end - q > 17 ? q + 17 : end;
+    while (q < limit && (digit = static_cast<unsigned>(*q - '0')) <= 9) {
+      v = v * 10 + digit;
+      ++q;
+    }
+  }
+  if (end - q < 2 || *q != '\r') return nullptr;
+  *value = v;
+  return q + 2;
+}
+
+}  // namespace
+
+// The common case in one pass: the whole request is in `buf` and every header is a plain
+// decimal without leading zeros that FastHeader accepts. Anything else (a partial
+// request, a sign, a long or malformed number, a limit exceeded) returns false having
+// changed nothing that Reset() does not reset, and the general, resumable path parses the
+// request from its start, finding the same result or the exact error.
+bool RequestParser::ParseWholeMultibulk(std::string_view buf) {
+  const char* p = buf.data();
+  const char* const end = p + buf.size();
+  std::int64_t count = 0;
+  p = WholeHeader(p, end, &count);
+  if (p == nullptr || count <= 0 || count > kFastMaxArgs) return false;
+  args_.resize(static_cast<std::size_t>(count));
+  for (std::string_view& arg : args_) {
+    std::int64_t len = 0;
+    if (p >= end || *p != '$' || (p = WholeHeader(p, end, &len)) == nullptr ||
+        len > limits_.max_bulk_len || end - p < len + 2) {  // payload + CRLF
+      return false;
+    }
+    arg = std::string_view(p, static_cast<std::size_t>(len));
+    p += len + 2;
+  }
+  pos_ = static_cast<std::size_t>(p - buf.data());
   return true;
 }
 

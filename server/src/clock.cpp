@@ -34,6 +34,13 @@ TimeSnapshot SystemClock::Now() const {
   return TimeSnapshot{mono_ms, wall_ms, wall};
 }
 
+TimeSnapshot SystemClock::NowSameWallOffset() const {
+  std::int64_t mono = MonoUs();
+  std::int64_t offset = offset_us_.load(std::memory_order_relaxed);
+  std::int64_t mono_ms = mono / 1000;
+  return TimeSnapshot{mono_ms, mono_ms + offset / 1000, mono + offset};
+}
+
 TimeSnapshot ManualClock::Now() const {
   std::int64_t wall_us = wall_us_.load();
   return TimeSnapshot{mono_ms_.load(), wall_us / 1000, wall_us};

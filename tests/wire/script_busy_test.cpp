@@ -33,6 +33,29 @@ TEST(ScriptWire, CacheIsSharedBetweenConnections) {
             "-ERR user_script:1: Attempt to modify a ");
 }
 
+// EVALSHA reads a per-thread copy of the cache: a SCRIPT FLUSH on any connection must reach
+// the copies of every thread that has already run the script, and a SCRIPT LOAD after it
+// must be seen again.
+TEST(ScriptWire, FlushReachesEveryThreadsCopyOfTheCache) {
+  EmbeddedServer server;
+  RawConnection a(server.port()), b(server.port()), c(server.port());
+  const std::string sha = "098e0f0d1448c0a81dafe820f66d460eb09263da";
+  ASSERT_EQ(a.Command("SCRIPT", "LOAD", "return ARGV[1]"), "$40\r\n" + sha + "\r\n");
+  for (RawConnection* conn : {&a, &b, &c}) {
+    EXPECT_EQ(conn->Command("EVALSHA", sha, "0", "x"), "$1\r\nx\r\n");
+  }
+  EXPECT_EQ(c.Command("SCRIPT", "FLUSH"), "+OK\r\n");
+  for (RawConnection* conn : {&a, &b, &c}) {
+    EXPECT_EQ(conn->Command("EVALSHA", sha, "0", "x"),
+              "-NOSCRIPT No matching script. Please use EVAL.\r\n");
+    EXPECT_EQ(conn->Command("SCRIPT", "EXISTS", sha), "*1\r\n:0\r\n");
+  }
+  ASSERT_EQ(b.Command("SCRIPT", "LOAD", "return ARGV[1]"), "$40\r\n" + sha + "\r\n");
+  for (RawConnection* conn : {&a, &b, &c}) {
+    EXPECT_EQ(conn->Command("EVALSHA", sha, "0", "y"), "$1\r\ny\r\n");
+  }
+}
+
 // Finds a second connection served by another worker thread than `runner`: the server has
 // two io threads, and a client on the script's own thread cannot be served until it ends.
 struct BusyFixture {

@@ -1,7 +1,6 @@
 #pragma once
 // Argument parsing with Redis's exact rules (string2ll): an optional '-', digits, no '+',
 // no leading zeros (except "0" itself), no spaces, within int64.
-#include <cctype>
 #include <cstdint>
 #include <string_view>
 
@@ -37,10 +36,34 @@ inline bool ParseInt64(std::string_view s, std::int64_t* out) {
   return true;
 }
 
+// tolower() of the C locale, inline: only 'A'-'Z' change. (The libc call, through the
+// locale's table, was 4% of the server's instructions on a SET NX PX workload.)
+constexpr char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+// A keyword of up to 8 bytes folded to lower case and packed into an integer, so that an
+// option can be matched with one switch: `switch (FoldWord(opt)) { case Word("nx"): ...}`.
+// Longer words fold to 0, which no Word() equals.
+constexpr std::uint64_t Word(std::string_view lower) {
+  std::uint64_t w = 0;
+  for (std::size_t i = 0; i < lower.size() && i < 8; ++i) {
+    w |= std::uint64_t{static_cast<unsigned char>(lower[i])} << (8 * i);
+  }
+  return lower.size() > 8 ? 0 : w;
+}
+inline std::uint64_t FoldWord(std::string_view s) {
+  if (s.size() > 8) return 0;
+  std::uint64_t w = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    w |= std::uint64_t{static_cast<unsigned char>(AsciiLower(s[i]))} << (8 * i);
+  }
+  return w;
+}
+
+// `lower` must already be lower case (a literal such as "nx").
 inline bool EqualsNoCase(std::string_view a, std::string_view lower) {
   if (a.size() != lower.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != lower[i]) return false;
+    if (AsciiLower(a[i]) != lower[i]) return false;
   }
   return true;
 }

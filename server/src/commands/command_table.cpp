@@ -4,19 +4,12 @@
 #include <cctype>
 #include <string>
 
+#include "commands/arg_parse.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 
 namespace latch {
 namespace {
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
-  }
-  return true;
-}
 
 bool ArityOk(int arity, std::size_t argc) {
   if (arity > 0) return argc == static_cast<std::size_t>(arity);
@@ -73,12 +66,15 @@ void CommandTable::Add(CommandSpec spec) {
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
+  // Fold and hash in one pass, then look up with the precomputed hash.
   char buf[64];
   if (name.size() > sizeof(buf)) return nullptr;
+  std::size_t h = NameHash::kSeed;
   for (std::size_t i = 0; i < name.size(); ++i) {
-    buf[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    buf[i] = AsciiLower(name[i]);
+    h = NameHash::Step(h, buf[i]);
   }
-  auto it = index_.find(std::string_view(buf, name.size()));
+  auto it = index_.find(std::string_view(buf, name.size()), h);
   return it == index_.end() ? nullptr : &specs_[it->second];
 }
 

@@ -66,9 +66,18 @@ class CommandTable {
   const CommandSpec* Dispatch(CommandContext& ctx) const;
 
  private:
+  // FNV-1a: command names are short, and Find() folds case and hashes in the same loop.
   struct NameHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    static constexpr std::size_t kSeed = 14695981039346656037ULL;
+    static constexpr std::size_t Step(std::size_t h, char c) {
+      return (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    }
+    std::size_t operator()(std::string_view s) const {
+      std::size_t h = kSeed;
+      for (char c : s) h = Step(h, c);
+      return h;
+    }
   };
   struct NameEq {
     using is_transparent = void;

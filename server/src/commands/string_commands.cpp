@@ -28,12 +28,14 @@ struct SetArgs {
 };
 
 // IFEQ/IFNE/IFDEQ/IFDNE, or kNone for any other word.
-ValueCond ParseValueCond(std::string_view opt) {
-  if (EqualsNoCase(opt, "ifeq")) return ValueCond::kIfEq;
-  if (EqualsNoCase(opt, "ifne")) return ValueCond::kIfNe;
-  if (EqualsNoCase(opt, "ifdeq")) return ValueCond::kIfDeq;
-  if (EqualsNoCase(opt, "ifdne")) return ValueCond::kIfDne;
-  return ValueCond::kNone;
+ValueCond ParseValueCond(std::uint64_t word) {
+  switch (word) {
+    case Word("ifeq"): return ValueCond::kIfEq;
+    case Word("ifne"): return ValueCond::kIfNe;
+    case Word("ifdeq"): return ValueCond::kIfDeq;
+    case Word("ifdne"): return ValueCond::kIfDne;
+    default: return ValueCond::kNone;
+  }
 }
 
 // Parses SET's options (Redis's parseExtendedStringArgumentsOrReply rules: any order,
@@ -44,33 +46,36 @@ ValueCond ParseValueCond(std::string_view opt) {
 bool ParseSetArgs(CommandContext& ctx, SetArgs* a) {
   unsigned& f = a->flags;
   for (std::size_t j = 3; j < ctx.argc(); ++j) {
-    std::string_view opt = ctx.arg(j);
-    bool has_next = j + 1 < ctx.argc();
-    ValueCond cond = ParseValueCond(opt);
-    if (EqualsNoCase(opt, "nx") && !(f & (kXx | kIfCond))) {
-      f |= kNx;
-    } else if (EqualsNoCase(opt, "xx") && !(f & (kNx | kIfCond))) {
-      f |= kXx;
-    } else if (cond != ValueCond::kNone && has_next && !(f & (kNx | kXx | kIfCond))) {
-      f |= kIfCond;
-      a->cond = cond;
-      a->cond_arg = ctx.arg(++j);
-    } else if (EqualsNoCase(opt, "get")) {
-      f |= kGet;
-    } else if (EqualsNoCase(opt, "keepttl") && !(f & kAnyExpire)) {
-      f |= kKeepTtl;
-    } else if (has_next && !(f & kKeepTtl) &&
-               ((EqualsNoCase(opt, "ex") && !(f & (kAnyExpire & ~kEx))) ||
-                (EqualsNoCase(opt, "px") && !(f & (kAnyExpire & ~kPx))) ||
-                (EqualsNoCase(opt, "exat") && !(f & (kAnyExpire & ~kExAt))) ||
-                (EqualsNoCase(opt, "pxat") && !(f & (kAnyExpire & ~kPxAt))))) {
-      unsigned which = EqualsNoCase(opt, "ex")     ? kEx
-                       : EqualsNoCase(opt, "px")   ? kPx
-                       : EqualsNoCase(opt, "exat") ? kExAt
-                                                   : kPxAt;
-      f |= which;
+    const std::uint64_t word = FoldWord(ctx.arg(j));
+    const bool has_next = j + 1 < ctx.argc();
+    unsigned expire = 0;  // the expire option this word names, if any
+    bool ok = false;
+    switch (word) {
+      case Word("nx"): ok = !(f & (kXx | kIfCond)); if (ok) f |= kNx; break;
+      case Word("xx"): ok = !(f & (kNx | kIfCond)); if (ok) f |= kXx; break;
+      case Word("get"): ok = true; f |= kGet; break;
+      case Word("keepttl"): ok = !(f & kAnyExpire); if (ok) f |= kKeepTtl; break;
+      case Word("ex"): expire = kEx; break;
+      case Word("px"): expire = kPx; break;
+      case Word("exat"): expire = kExAt; break;
+      case Word("pxat"): expire = kPxAt; break;
+      default:
+        if (ValueCond cond = ParseValueCond(word);
+            cond != ValueCond::kNone && has_next && !(f & (kNx | kXx | kIfCond))) {
+          ok = true;
+          f |= kIfCond;
+          a->cond = cond;
+          a->cond_arg = ctx.arg(++j);
+        }
+        break;
+    }
+    // The same expire option may repeat (the last wins); two different ones may not.
+    if (expire != 0 && has_next && !(f & kKeepTtl) && !(f & (kAnyExpire & ~expire))) {
+      ok = true;
+      f |= expire;
       a->expire = ctx.arg(++j);
-    } else {
+    }
+    if (!ok) {
       ctx.out.Error(errors::kSyntax);
       return false;
     }

@@ -44,7 +44,7 @@ std::shared_ptr<const CachedScript> ScriptEngine::AddScript(CommandContext& ctx,
 }
 
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
-  std::string sha;
+  ShaText sha;
   if (by_sha && !NormalizeSha(ctx.arg(1), &sha)) {
     ctx.out.Error(kNoScript);
     return;
@@ -62,8 +62,10 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
     ctx.out.Error("ERR Number of keys can't be negative");
     return;
   }
-  std::shared_ptr<const CachedScript> script =
-      by_sha ? cache_.Find(sha) : AddScript(ctx, ctx.arg(1));
+  // EVALSHA: the calling thread's copy of the cache, no lock and no reference count.
+  std::shared_ptr<const CachedScript> added;
+  const CachedScript* script =
+      by_sha ? cache_.FindLocal(ShaView(sha)) : (added = AddScript(ctx, ctx.arg(1))).get();
   if (script == nullptr) {
     if (by_sha) ctx.out.Error(kNoScript);
     return;  // AddScript replied the compile error
@@ -115,9 +117,9 @@ void ScriptEngine::ScriptLoad(CommandContext& ctx) {
 
 void ScriptEngine::ScriptExists(CommandContext& ctx) {
   ctx.out.ArrayHeader(ctx.argc() - 2);
-  std::string sha;
+  ShaText sha;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    bool found = NormalizeSha(ctx.arg(i), &sha) && cache_.Find(sha) != nullptr;
+    bool found = NormalizeSha(ctx.arg(i), &sha) && cache_.Find(ShaView(sha)) != nullptr;
     ctx.out.Integer(found ? 1 : 0);
   }
 }

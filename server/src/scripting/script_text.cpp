@@ -25,11 +25,11 @@ std::string CanonicalWhitespace(std::string_view body) {
   return out;
 }
 
-bool NormalizeSha(std::string_view sha, std::string* out) {
-  if (sha.size() != 40) return false;
-  out->assign(sha);
-  for (char& c : *out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+bool NormalizeSha(std::string_view sha, ShaText* out) {
+  if (sha.size() != out->size()) return false;
+  for (std::size_t i = 0; i < sha.size(); ++i) {
+    const char c = sha[i];
+    (*out)[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
   return true;
 }

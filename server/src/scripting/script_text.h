@@ -1,5 +1,6 @@
 #pragma once
 // Text helpers of the script cache and the native-script recogniser.
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,8 @@ std::string CanonicalWhitespace(std::string_view body);
 
 // A SHA as EVALSHA / SCRIPT EXISTS take it: any case, lowercased. Returns false (and leaves
 // *out alone) when `sha` is not 40 characters long; such a SHA never matches a script.
-bool NormalizeSha(std::string_view sha, std::string* out);
+using ShaText = std::array<char, 40>;
+bool NormalizeSha(std::string_view sha, ShaText* out);
+inline std::string_view ShaView(const ShaText& sha) { return {sha.data(), sha.size()}; }
 
 }  // namespace latch::scripting

@@ -57,6 +57,9 @@ class RequestParser {
   std::size_t bytes_wanted() const { return bytes_wanted_; }
 
  private:
+  // Requests with more arguments than this always take the general path.
+  static constexpr std::int64_t kFastMaxArgs = 1024;
+  bool ParseWholeMultibulk(std::string_view buf);
   Result ParseMultibulk(std::string_view buf);
   Result ParseInline(std::string_view buf);
   // Looks for `terminator` from scan_ on, the way Redis's strchr() does on its
