@@ -9,7 +9,7 @@ std::uint64_t HashKey(std::string_view key) { return XXH3_64bits(key.data(), key
 
 std::size_t ObjectHash::operator()(std::string_view key) const { return HashKey(key); }
 
-Shard::Shard(std::int64_t now_ms) : wheel_(now_ms) {}
+Shard::Shard(std::int64_t now_ms) : wheel_(now_ms) { set_.max_load_factor(kMaxLoadFactor); }
 
 Shard::~Shard() {
   watcher_ = nullptr;

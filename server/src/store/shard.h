@@ -12,6 +12,7 @@
 
 #include <tsl/robin_set.h>
 
+#include "store/fast_range_growth.h"
 #include "store/key_watcher.h"
 #include "store/object.h"
 #include "store/timer_wheel.h"
@@ -78,7 +79,9 @@ class Shard {
   }
 
  private:
-  using Set_ = tsl::robin_set<Object*, ObjectHash, ObjectEq, std::allocator<Object*>, true>;
+  using Set_ = tsl::robin_set<Object*, ObjectHash, ObjectEq, std::allocator<Object*>, true,
+                              FastRangeGrowth>;
+  static constexpr float kMaxLoadFactor = 0.9f;
   void Unlink(Object* o);
 
   std::mutex mu_;
