@@ -104,7 +104,10 @@ void TtlGeneric(CommandContext& ctx, bool in_ms, bool absolute) {
   if (!o->has_expire()) return ctx.out.Integer(-1);
   std::int64_t v = absolute ? ctx.now.MonoToWall(o->expire_at()) : o->expire_at() - ctx.now.mono_ms;
   if (v < 0) v = 0;
-  ctx.out.Integer(in_ms ? v : (v + 500) / 1000);
+  // Rounded to seconds without overflowing at INT64_MAX (PEXPIREAT k 9223372036854775807):
+  // Redis answers EXPIRETIME 9223372036854776 there, as unsigned arithmetic does.
+  const auto seconds = static_cast<std::int64_t>((static_cast<std::uint64_t>(v) + 500) / 1000);
+  ctx.out.Integer(in_ms ? v : seconds);
 }
 
 void TtlCommand(CommandContext& ctx) { TtlGeneric(ctx, false, false); }
