@@ -99,9 +99,15 @@ int main(int argc, char** argv) {
                EffectiveIoThreads(options), EffectiveShards(options), pid);
   spdlog::info("Ready to accept connections tcp");
 
-  int signal = 0;
-  if (sigwait(&shutdown_signals, &signal) != 0) signal = SIGTERM;
-  spdlog::warn("Received {} scheduling shutdown...", SignalName(signal));
+  // A signal and the SHUTDOWN command end the same way: wait() returns, then stop(). The
+  // signal thread is detached: after SHUTDOWN it stays in sigwait() until the process exits.
+  std::thread([&server, shutdown_signals] {
+    int signal = 0;
+    if (sigwait(&shutdown_signals, &signal) != 0) signal = SIGTERM;
+    spdlog::warn("Received {} scheduling shutdown...", SignalName(signal));
+    server.stop();
+  }).detach();
+  server.wait();
   server.stop();
   spdlog::warn("latchd is now ready to exit, bye bye...");
   spdlog::shutdown();

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <bit>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -44,6 +45,7 @@ class ServerImpl {
         state_(std::move(o), clock_, shards_, threads_),
         acceptor_(accept_ctx_) {
     state_.commands = &table_;
+    state_.request_shutdown = [this] { RequestShutdown(); };
   }
 
   ~ServerImpl() { Stop(); }
@@ -81,6 +83,11 @@ class ServerImpl {
     Accept();
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
     running_ = true;
+    shutdown_requested_ = false;
+    {
+      std::lock_guard wait_lock(wait_mu_);
+      stopped_ = false;
+    }
     spdlog::info("Listening on {}:{} with {} io-threads and {} shards", bind, state_.tcp_port,
                  threads_, state_.keyspace.shard_count());
     return state_.tcp_port;
@@ -102,12 +109,35 @@ class ServerImpl {
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
     workers_.clear();
-    stopped_.notify_all();
+    {
+      std::lock_guard wait_lock(wait_mu_);
+      stopped_ = true;
+    }
+    wait_cv_.notify_all();
+  }
+
+  // SHUTDOWN, from a worker thread in the middle of a command: closes the listener and every
+  // connection and wakes Wait(); the owner's Stop() (or the destructor) joins the threads.
+  // Takes no lock that Stop() holds while it joins, so a concurrent Stop() cannot deadlock
+  // with it: workers_ is only changed by Stop() after every worker thread has ended.
+  void RequestShutdown() {
+    if (shutdown_requested_.exchange(true)) return;
+    spdlog::warn("User requested shutdown...");
+    asio::post(accept_ctx_, [this] {
+      boost::system::error_code ec;
+      acceptor_.close(ec);
+    });
+    for (auto& w : workers_) w->Shutdown();
+    {
+      std::lock_guard wait_lock(wait_mu_);
+      stopped_ = true;
+    }
+    wait_cv_.notify_all();
   }
 
   void Wait() {
-    std::unique_lock lock(mu_);
-    stopped_.wait(lock, [this] { return !running_; });
+    std::unique_lock lock(wait_mu_);
+    wait_cv_.wait(lock, [this] { return stopped_; });
   }
 
   int port() const { return state_.tcp_port; }
@@ -154,9 +184,12 @@ class ServerImpl {
   std::thread accept_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::size_t next_worker_ = 0;
-  std::mutex mu_;
-  std::condition_variable stopped_;
+  std::mutex mu_;  // Start/Stop
   bool running_ = false;
+  std::atomic<bool> shutdown_requested_{false};
+  std::mutex wait_mu_;  // Wait(): never held while joining a thread
+  std::condition_variable wait_cv_;
+  bool stopped_ = false;
 };
 
 Server::Server(Options options) : impl_(std::make_unique<ServerImpl>(std::move(options))) {}

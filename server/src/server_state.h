@@ -2,6 +2,7 @@
 // State shared by every worker thread: options, keyspace, statistics, client registry.
 // Passed to command handlers through CommandContext; nothing here is global.
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -81,6 +82,9 @@ struct ServerState {
   ClientRegistry clients;
   WatchRegistry watches;
   const CommandTable* commands = nullptr;
+  // SHUTDOWN: asks the server to stop accepting, close every client and let Server::wait()
+  // return. Safe from any thread, including a worker inside a command (it blocks on nothing).
+  std::function<void()> request_shutdown;
   // EVAL/SCRIPT (scripting/): the server-wide script cache and Lua state, created on first
   // use through scripting::EngineFor(). script_busy is set while a script runs past
   // lua-time-limit: Dispatch then answers BUSY to commands not flagged allow_busy.

@@ -37,6 +37,9 @@ class ServerProcess {
   // Sends SIGTERM and waits (bounded) for the exit. Returns the wait status as waitpid
   // reports it, or -1 when the server had to be killed with SIGKILL. Idempotent.
   int Stop();
+  // Waits (bounded) for the server to exit by itself, e.g. after SHUTDOWN, without
+  // signalling it; like Stop(), returns the wait status or -1 if it had to be killed.
+  int WaitExit() { return Reap(0); }
 
  private:
   enum class StartResult { kReady, kPortTaken, kFailed };

@@ -111,5 +111,24 @@ TEST(ScriptWire, ScriptThatWroteIsUnkillable) {
   EXPECT_EQ(f.other.Command("GET", "w"), "$1\r\n1\r\n");
 }
 
+// The way out the UNKILLABLE error names: SHUTDOWN without NOSAVE is refused while the
+// script is busy; SHUTDOWN NOSAVE stops the script (written or not) and the server.
+TEST(ScriptWire, ShutdownNosaveStopsAnUnkillableScript) {
+  BusyFixture f;
+  std::future<std::string> result;
+  ASSERT_TRUE(StartBusyScript(f, "redis.call('set','w','1') while true do end", &result));
+  EXPECT_EQ(f.other.Command("SHUTDOWN"), kBusy);
+  ASSERT_TRUE(f.other.Send(RawConnection::Encode({"SHUTDOWN", "NOSAVE"})));
+  std::string trailing;
+  EXPECT_TRUE(f.other.WaitClosed(&trailing));
+  EXPECT_EQ(trailing, "") << "SHUTDOWN closes without a reply";
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the script was not stopped";
+  auto waited = std::async(std::launch::async, [&f] { f.server.server().wait(); });
+  EXPECT_EQ(waited.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  RawConnection late(f.server.port(), std::chrono::milliseconds(500));
+  EXPECT_FALSE(late.connected()) << "the listener is closed";
+}
+
 }  // namespace
 }  // namespace latch::test

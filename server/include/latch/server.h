@@ -32,7 +32,9 @@ class Server {
   int start();
   // Stops accepting, closes every client and joins the threads. Idempotent.
   void stop();
-  // Blocks until stop() is called (from another thread or a signal handler path).
+  // Blocks until stop() is called (from another thread or a signal handler path) or a
+  // client sent SHUTDOWN; after SHUTDOWN the caller still calls stop() (or destroys the
+  // Server) to join the threads.
   void wait();
 
   int port() const;

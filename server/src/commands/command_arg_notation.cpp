@@ -31,6 +31,7 @@ std::string_view ArgumentNotation(std::string_view name) {
        "cursor:integer [MATCH=pattern:pattern] [COUNT=count:integer] [TYPE=type:string]"},
       {"flushdb", "[flush-type:(ASYNC|SYNC)]"},
       {"flushall", "[flush-type:(ASYNC|SYNC)]"},
+      {"shutdown", "[save-selector:(NOSAVE|SAVE)] [NOW] [FORCE] [ABORT]"},
       {"expire", "key:key seconds:integer [condition:(NX|XX|GT|LT)]"},
       {"pexpire", "key:key milliseconds:integer [condition:(NX|XX|GT|LT)]"},
       {"expireat", "key:key unix-time-seconds:unix-time [condition:(NX|XX|GT|LT)]"},

@@ -114,9 +114,7 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   // redis.call() runs on the thread that holds every shard and is let through.
   if (ctx.server.script_busy.load(std::memory_order_relaxed) &&
       !(spec->flags & kCmdAllowBusy) && !store::ThisThreadHoldsAllShards()) {
-    ctx.out.Error(
-        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
-        "NOSAVE.");
+    ctx.out.Error(errors::kBusyScript);
     return nullptr;
   }
   if (spec->handler == nullptr) {

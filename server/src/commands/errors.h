@@ -6,6 +6,8 @@
 namespace latch::errors {
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";
+inline constexpr std::string_view kBusyScript =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";

@@ -13,6 +13,7 @@
 #include "commands/errors.h"
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
+#include "scripting/script_engine.h"
 #include <spdlog/spdlog.h>
 
 #ifndef LATCH_VERSION
@@ -233,6 +234,45 @@ void DebugCommand(CommandContext& ctx) {
   ctx.out.Error("ERR unknown subcommand '" + std::string(sub) + "'. Try DEBUG HELP.");
 }
 
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] with Redis 7.0's argument rules. latchd
+// keeps nothing on disk, so there is nothing to save: SHUTDOWN and SHUTDOWN NOSAVE stop the
+// server at once (the client sees its connection closed, no reply, as with Redis), SAVE is
+// refused rather than pretend to persist, and ABORT finds no shutdown in progress.
+void ShutdownCommand(CommandContext& ctx) {
+  bool nosave = false, save = false, abort = false, other = false;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    switch (FoldWord(ctx.arg(i))) {
+      case Word("nosave"): nosave = true; break;
+      case Word("save"): save = true; break;
+      case Word("now"):
+      case Word("force"): other = true; break;
+      case Word("abort"): abort = true; break;
+      default: return ctx.out.Error(errors::kSyntax);
+    }
+  }
+  if ((abort && (nosave || save || other)) || (nosave && save)) {
+    return ctx.out.Error(errors::kSyntax);
+  }
+  if (ctx.session.in_multi) {  // no_multi: rejected, and the transaction is doomed
+    ctx.session.multi_error = true;
+    return ctx.out.Error("ERR Command not allowed inside a transaction");
+  }
+  if (abort) return ctx.out.Error("ERR No shutdown in progress.");
+  if (ctx.server.script_busy.load(std::memory_order_relaxed)) {
+    // As in Redis, a script past lua-time-limit lets only SHUTDOWN NOSAVE through; that
+    // one kills the script, written or not.
+    if (!nosave) return ctx.out.Error(errors::kBusyScript);
+    scripting::EngineFor(ctx.server).KillForShutdown();
+  }
+  if (save) {
+    spdlog::warn("SHUTDOWN SAVE refused: latchd keeps no data on disk (use SHUTDOWN NOSAVE).");
+    return ctx.out.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+  }
+  if (!ctx.server.request_shutdown) return ctx.out.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+  ctx.session.close_after_reply = true;  // closed without a reply, as Redis does
+  ctx.server.request_shutdown();
+}
+
 CommandSpec ConfigSub(std::string name, int arity, CommandHandler h, std::string_view summary,
                       std::string_view since) {
   return CommandSpec{.name = std::move(name), .arity = arity,
@@ -252,6 +292,13 @@ void RegisterServerCommands(CommandTable& t) {
   t.Add({.name = "debug", .arity = -2, .flags = kCmdAdmin | kCmdNoScript | kCmdLoading,
          .handler = DebugCommand, .group = "server",
          .summary = "A container for debugging commands.", .since = "1.0.0"});
+  t.Add({.name = "shutdown", .arity = -1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdAllowBusy |
+                  kCmdTxControl,
+         .handler = ShutdownCommand, .group = "server",
+         .summary = "Synchronously saves the database(s) to disk and shuts down the Redis "
+                    "server.",
+         .since = "1.0.0"});
   CommandSpec config{.name = "config", .arity = -2, .group = "server",
                      .summary = "A container for server configuration commands.",
                      .since = "2.0.0"};

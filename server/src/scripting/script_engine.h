@@ -34,6 +34,8 @@ class ScriptEngine {
   void ScriptExists(CommandContext& ctx);
   void ScriptFlush(CommandContext& ctx);
   void ScriptKill(CommandContext& ctx);
+  // SHUTDOWN NOSAVE: stops a running script even if it has written.
+  void KillForShutdown() { control_.kill_requested.store(true, std::memory_order_relaxed); }
 
   // Tests: with the native path off every script runs in Lua (differential tests).
   void set_native_enabled(bool on) { native_enabled_.store(on, std::memory_order_relaxed); }
