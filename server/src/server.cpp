@@ -15,7 +15,9 @@
 
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "metrics/metrics_http.h"
 #include "net/connection.h"
+#include "net/listener.h"
 #include "net/worker.h"
 #include "server_state.h"
 
@@ -60,20 +62,20 @@ class ServerImpl {
       bind = state_.options.bind;
       port = state_.options.port;
     }
-    boost::system::error_code ec;
-    auto addr = asio::ip::make_address(bind, ec);
-    if (ec) throw std::runtime_error("invalid bind address '" + bind + "'");
-    tcp::endpoint ep(addr, static_cast<unsigned short>(port));
-    acceptor_.open(ep.protocol(), ec);
-    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(ep, ec);
-    if (!ec) acceptor_.listen(511, ec);
-    if (ec) {
-      acceptor_.close();
-      throw std::runtime_error("Could not create server TCP listening socket " + bind + ":" +
-                               std::to_string(port) + ": " + ec.message());
+    state_.tcp_port = OpenListener(acceptor_, bind, port, 511, "server TCP");
+    int metrics_port;
+    {
+      std::lock_guard olock(state_.options_mu);
+      metrics_port = state_.options.metrics_port;
     }
-    state_.tcp_port = acceptor_.local_endpoint().port();
+    if (metrics_port > 0) {
+      try {
+        state_.metrics_port = metrics_.Start(bind, metrics_port);
+      } catch (...) {
+        acceptor_.close();
+        throw;
+      }
+    }
     for (int i = 0; i < threads_; ++i) workers_.push_back(std::make_unique<Worker>(i, state_));
     for (int i = 0; i < threads_; ++i) {
       std::vector<int> shards;
@@ -90,6 +92,9 @@ class ServerImpl {
     }
     spdlog::info("Listening on {}:{} with {} io-threads and {} shards", bind, state_.tcp_port,
                  threads_, state_.keyspace.shard_count());
+    if (state_.metrics_port > 0) {
+      spdlog::info("Prometheus metrics on http://{}:{}/metrics", bind, state_.metrics_port);
+    }
     return state_.tcp_port;
   }
 
@@ -106,6 +111,7 @@ class ServerImpl {
       acceptor_.close(ec);
     });
     if (accept_thread_.joinable()) accept_thread_.join();
+    metrics_.Stop();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
     workers_.clear();
@@ -141,6 +147,7 @@ class ServerImpl {
   }
 
   int port() const { return state_.tcp_port; }
+  int metrics_port() const { return state_.metrics_port; }
   const Clock& clock() const { return *clock_; }
 
  private:
@@ -179,6 +186,7 @@ class ServerImpl {
   int shards_;
   CommandTable table_;
   ServerState state_;
+  MetricsHttp metrics_{state_};
   asio::io_context accept_ctx_;
   tcp::acceptor acceptor_;
   std::thread accept_thread_;
@@ -198,6 +206,7 @@ int Server::start() { return impl_->Start(); }
 void Server::stop() { impl_->Stop(); }
 void Server::wait() { impl_->Wait(); }
 int Server::port() const { return impl_->port(); }
+int Server::metrics_port() const { return impl_->metrics_port(); }
 const Clock& Server::clock() const { return impl_->clock(); }
 
 }  // namespace latch

@@ -2,8 +2,8 @@
 // State shared by every worker thread: options, keyspace, statistics, client registry.
 // Passed to command handlers through CommandContext; nothing here is global.
 #include <atomic>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -93,6 +93,7 @@ struct ServerState {
   std::atomic<bool> script_busy{false};
   int io_threads;
   int tcp_port = 0;
+  int metrics_port = 0;  // bound port of GET /metrics, 0 when off
   std::int64_t start_mono_ms;
   std::string run_id;
   // Values read on every request, mirrored from options for lock-free access.

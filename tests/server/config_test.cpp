@@ -381,6 +381,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
   const std::pair<const char*, const char*> values[] = {
       {"bind", "::1"},
       {"port", "7777"},
+      {"metrics-port", "9121"},
       {"io-threads", "3"},
       {"shards", "64"},
       {"requirepass", "p w"},

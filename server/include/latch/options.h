@@ -11,6 +11,7 @@ class Clock;
 struct Options {
   std::string bind = "127.0.0.1";
   int port = 6380;            // 0 = pick a free port (Server::start() returns it)
+  int metrics_port = 0;       // Prometheus GET /metrics on bind:metrics_port; 0 = off
   int io_threads = 0;         // 0 = one per hardware thread
   int shards = 0;             // power of two; 0 = 16 per io thread, rounded up
   std::string requirepass;    // empty = no password

@@ -38,6 +38,8 @@ class Server {
   void wait();
 
   int port() const;
+  // The bound port of GET /metrics (Options::metrics_port), 0 when it is off.
+  int metrics_port() const;
   const Clock& clock() const;
 
  private:

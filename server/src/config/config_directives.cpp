@@ -143,6 +143,8 @@ SetResult SetAppendonly(Options&, std::string_view value) {
 constexpr std::array kDirectives = {
     ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false},
     ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
+    ConfigDirective{"metrics-port", GetNumber<&Options::metrics_port>,
+                    SetInteger<&Options::metrics_port, 0, 65535>, false},
     ConfigDirective{"io-threads", GetNumber<&Options::io_threads>,
                     SetInteger<&Options::io_threads, 0, kMaxIoThreads>, false},
     ConfigDirective{"shards", GetNumber<&Options::shards>, SetShards, false},
