@@ -26,6 +26,30 @@ if(PkgConfig_FOUND)
 endif()
 latch_require(LUA51_FOUND "liblua5.1-0-dev" "Lua 5.1 (pkg-config lua5.1)")
 
+# libpq for the reservation demo (demo/reservation). Optional: without it the demo is skipped,
+# the rest of latch builds. Its tests also need a PostgreSQL server's binaries (initdb,
+# postgres), found here and checked when the tests run.
+if(LATCH_BUILD_DEMO)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(LIBPQ QUIET IMPORTED_TARGET libpq)
+  endif()
+  if(LIBPQ_FOUND)
+    add_library(latch_libpq INTERFACE)
+    target_link_libraries(latch_libpq INTERFACE PkgConfig::LIBPQ)
+  else()
+    message(WARNING "The reservation demo (demo/reservation) is skipped: it needs libpq "
+                    "(pkg-config libpq); install it with `apt-get install libpq-dev`")
+  endif()
+  file(GLOB LATCH_PG_INITDBS /usr/lib/postgresql/*/bin/initdb)
+  if(LATCH_PG_INITDBS)
+    list(SORT LATCH_PG_INITDBS COMPARE NATURAL ORDER DESCENDING)
+    list(GET LATCH_PG_INITDBS 0 LATCH_PG_INITDB)
+    get_filename_component(LATCH_PG_BINDIR ${LATCH_PG_INITDB} DIRECTORY)
+  else()
+    set(LATCH_PG_BINDIR "/usr/lib/postgresql/15/bin")  # the tests say to install postgresql
+  endif()
+endif()
+
 if(LATCH_BUILD_TESTS)
   find_package(GTest QUIET CONFIG)
   latch_require(GTest_FOUND "libgtest-dev" "GoogleTest")

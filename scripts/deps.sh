@@ -13,12 +13,15 @@ BUILD_PACKAGES=(
   libboost1.81-dev robin-map-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   liblua5.1-0-dev libxxhash-dev
+  libpq-dev
 )
 # Test-only: the differential test and the tool tests run real redis-server, redis-cli and
 # redis-benchmark; the compat tests use redis-py and Node.js clients; scripts/sanitize.sh
-# fuzzes the parser with clang's libFuzzer.
+# fuzzes the parser with clang's libFuzzer; the reservation demo's tests run their own
+# PostgreSQL server (initdb + postgres from the postgresql package).
 TEST_PACKAGES=(
   redis-server redis-tools
+  postgresql
   python3 python3-redis
   nodejs npm
   clang-14 libclang-rt-14-dev

@@ -1,0 +1,212 @@
+#include "adapters/http_server.h"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <future>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+namespace latch::demo {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+const std::string* HttpRequest::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Errors found before a handler runs: the request could not be read as HTTP.
+HttpResponse ProtocolError(const beast::error_code& ec) {
+  if (ec == http::error::body_limit) {
+    return {413, R"({"error":"payload_too_large","message":"request body is too large"})", {}};
+  }
+  if (ec == http::error::header_limit) {
+    return {431, R"({"error":"headers_too_large","message":"request headers are too large"})", {}};
+  }
+  return {400, R"({"error":"bad_request","message":"malformed HTTP request"})", {}};
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  HttpServerOptions options;
+  HttpHandler handler;
+  asio::io_context io{1};
+  asio::thread_pool workers;
+  tcp::acceptor acceptor{io};
+  std::thread io_thread;
+  int port = 0;
+  std::mutex mu;
+  bool stopped = false;
+  std::set<std::shared_ptr<beast::tcp_stream>> streams;  // I/O thread only
+
+  Impl(HttpServerOptions o, HttpHandler h)
+      : options(std::move(o)), handler(std::move(h)), workers(options.workers) {}
+
+  asio::awaitable<void> Accept() {
+    for (;;) {
+      auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+      if (ec) {
+        if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+        continue;  // e.g. EMFILE: keep serving the connections we have
+      }
+      auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+      streams.insert(stream);
+      asio::co_spawn(io, Serve(stream), asio::detached);
+    }
+  }
+
+  asio::awaitable<HttpResponse> RunHandler(HttpRequest request) {
+    try {
+      co_return handler(request);
+    } catch (...) {
+      // Handlers report errors as values; this is the net under a bug, not a path.
+      co_return HttpResponse{500, R"({"error":"internal","message":"internal error"})", {}};
+    }
+  }
+
+  asio::awaitable<void> Serve(std::shared_ptr<beast::tcp_stream> stream) {
+    beast::flat_buffer buffer;
+    for (;;) {
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(options.body_limit);
+      parser.header_limit(16 * 1024);
+      stream->expires_after(options.io_timeout);
+      auto [read_ec, n] =
+          co_await http::async_read(*stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
+      (void)n;
+      HttpResponse response;
+      bool keep_alive = false;
+      unsigned version = 11;
+      if (read_ec) {
+        if (read_ec == http::error::end_of_stream || read_ec == beast::error::timeout ||
+            read_ec == asio::error::operation_aborted || read_ec == asio::error::eof ||
+            read_ec == asio::error::connection_reset || !parser.got_some()) {
+          break;  // the peer left, or the server is stopping
+        }
+        response = ProtocolError(read_ec);  // answered, then the connection is closed
+      } else {
+        auto& req = parser.get();
+        keep_alive = req.keep_alive();
+        version = req.version();
+        HttpRequest request;
+        request.method = std::string(req.method_string());
+        request.target = std::string(req.target());
+        for (const auto& field : req) {
+          request.headers.emplace_back(Lower(field.name_string()), std::string(field.value()));
+        }
+        request.body = std::move(req.body());
+        // The handler blocks: run it on the worker pool; we resume here on the I/O thread.
+        response =
+            co_await asio::co_spawn(workers, RunHandler(std::move(request)), asio::use_awaitable);
+      }
+      http::response<http::string_body> res{static_cast<http::status>(response.status), version};
+      res.set(http::field::content_type, "application/json");
+      for (const auto& [name, value] : response.headers) res.set(name, value);
+      res.keep_alive(keep_alive);
+      res.body() = std::move(response.body);
+      res.prepare_payload();
+      stream->expires_after(options.io_timeout);
+      auto [write_ec, written] =
+          co_await http::async_write(*stream, res, asio::as_tuple(asio::use_awaitable));
+      (void)written;
+      if (write_ec || !keep_alive) break;
+    }
+    // Lingering close: a client still sending (e.g. the body we refused with 413) would get
+    // a reset, and may lose our response with it, if we closed with its bytes unread. Read
+    // and drop what is in flight, bounded in bytes and time.
+    {
+      beast::error_code ignored;
+      stream->socket().shutdown(tcp::socket::shutdown_send, ignored);
+      stream->expires_after(std::chrono::seconds(2));
+      std::size_t drained = 0;
+      char scratch[8192];
+      while (drained < 4 * 1024 * 1024) {
+        auto [ec, got] = co_await stream->async_read_some(asio::buffer(scratch),
+                                                          asio::as_tuple(asio::use_awaitable));
+        if (ec) break;
+        drained += got;
+      }
+    }
+    stream->close();
+    streams.erase(stream);
+  }
+};
+
+HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+int HttpServer::Start() {
+  Impl& s = *impl_;
+  beast::error_code ec;
+  tcp::endpoint endpoint(asio::ip::make_address(s.options.bind, ec),
+                         static_cast<unsigned short>(s.options.port));
+  if (ec) throw std::runtime_error("bad bind address " + s.options.bind + ": " + ec.message());
+  s.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) s.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor.bind(endpoint, ec);
+  if (!ec) s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw std::runtime_error("cannot listen on " + s.options.bind + ":" +
+                             std::to_string(s.options.port) + ": " + ec.message());
+  }
+  s.port = s.acceptor.local_endpoint().port();
+  asio::co_spawn(s.io, s.Accept(), asio::detached);
+  s.io_thread = std::thread([&s] { s.io.run(); });
+  return s.port;
+}
+
+void HttpServer::Stop() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.mu);
+    if (s.stopped) return;
+    s.stopped = true;
+  }
+  if (s.io_thread.joinable()) {
+    // On the I/O thread (which owns the acceptor and the streams), and waited for, so that
+    // no request is read after this point.
+    std::promise<void> closed;
+    asio::post(s.io, [&s, &closed] {
+      beast::error_code ignored;
+      s.acceptor.close(ignored);
+      for (const auto& stream : s.streams) stream->socket().close(ignored);
+      closed.set_value();
+    });
+    closed.get_future().wait();
+  }
+  // Handlers still running finish; the coroutines waiting for them then see closed sockets.
+  s.workers.join();
+  s.io.stop();
+  if (s.io_thread.joinable()) s.io_thread.join();
+}
+
+int HttpServer::port() const { return impl_->port; }
+
+}  // namespace latch::demo
