@@ -14,6 +14,7 @@ TEST(DomainRulesTest, LockOrderIsAscendingWhateverTheRequestOrder) {
 TEST(DomainRulesTest, SeatRequestValidation) {
   EXPECT_FALSE(ValidateSeatRequest("alice", {1, 2}));
   EXPECT_TRUE(ValidateSeatRequest("", {1}));
+  EXPECT_TRUE(ValidateSeatRequest(std::string("a\0b", 3), {1}));
   EXPECT_TRUE(ValidateSeatRequest(std::string(kMaxUserBytes + 1, 'u'), {1}));
   EXPECT_TRUE(ValidateSeatRequest("alice", {}));
   EXPECT_TRUE(ValidateSeatRequest("alice", {3, 3}));
@@ -32,6 +33,7 @@ TEST(DomainRulesTest, EventValidation) {
   EXPECT_TRUE(ValidateNewEvent("concert", 0));
   EXPECT_TRUE(ValidateNewEvent("concert", kMaxSeatsPerEvent + 1));
   EXPECT_TRUE(ValidateNewEvent("", 10));
+  EXPECT_TRUE(ValidateNewEvent(std::string("a\0", 2), 10));
 }
 
 TEST(DomainRulesTest, Transitions) {

@@ -7,6 +7,7 @@ namespace latch::demo {
 
 std::optional<std::string> ValidateNewEvent(std::string_view name, std::int64_t seat_count) {
   if (name.empty()) return "\"name\" must not be empty";
+  if (name.find('\0') != std::string_view::npos) return "\"name\" must not contain NUL";
   if (name.size() > kMaxEventNameBytes) {
     return "\"name\" is longer than " + std::to_string(kMaxEventNameBytes) + " bytes";
   }
@@ -19,6 +20,7 @@ std::optional<std::string> ValidateNewEvent(std::string_view name, std::int64_t 
 std::optional<std::string> ValidateSeatRequest(std::string_view user,
                                                const std::vector<std::int64_t>& seats) {
   if (user.empty()) return "\"user\" must not be empty";
+  if (user.find('\0') != std::string_view::npos) return "\"user\" must not contain NUL";
   if (user.size() > kMaxUserBytes) {
     return "\"user\" is longer than " + std::to_string(kMaxUserBytes) + " bytes";
   }
