@@ -221,8 +221,8 @@ TEST(ConfigTextTest, EveryErrorNamesFileLineTextAndReason) {
       {"timeout -1", "argument must be between 0 and 2147483647 inclusive"},
       {"timeout 1.5", "argument couldn't be parsed into an integer"},
       {"proto-max-bulk-len 1x", "argument must be a memory value"},
-      {"proto-max-bulk-len 1kb",  // Redis's upper bound is LLONG_MAX; latchd's is 4gb - 1
-       "argument must be between 1048576 and 4294967295 inclusive"},
+      {"proto-max-bulk-len 1kb",  // Redis's upper bound is LLONG_MAX; latchd's is 2gb - 1
+       "argument must be between 1048576 and 2147483647 inclusive"},
       {"client-query-buffer-limit -1", "argument must be a memory value"},
       {"loglevel loud",
        "argument(s) must be one of the following: debug, verbose, notice, warning, nothing"},
@@ -363,10 +363,10 @@ TEST(ConfigDirectivesTest, DefaultsFormatAsRedisDoes) {
 
 TEST(ConfigDirectivesTest, BulkLengthFitsTheStoresLengthFields) {
   Options o;
-  EXPECT_EQ(FindConfigDirective("proto-max-bulk-len")->set(o, "4294967295"), std::nullopt);
-  EXPECT_EQ(o.proto_max_bulk_len, 4294967295LL);
-  EXPECT_NE(FindConfigDirective("proto-max-bulk-len")->set(o, "4gb"), std::nullopt);
-  EXPECT_EQ(o.proto_max_bulk_len, 4294967295LL) << "a refused value leaves the option as it was";
+  EXPECT_EQ(FindConfigDirective("proto-max-bulk-len")->set(o, "2147483647"), std::nullopt);
+  EXPECT_EQ(o.proto_max_bulk_len, 2147483647LL);
+  EXPECT_NE(FindConfigDirective("proto-max-bulk-len")->set(o, "2gb"), std::nullopt);
+  EXPECT_EQ(o.proto_max_bulk_len, 2147483647LL) << "a refused value leaves the option as it was";
 }
 
 TEST(ConfigDirectivesTest, PersistenceCanOnlyBeOff) {
@@ -462,7 +462,7 @@ TEST(ConfigSetTest, ErrorsAreRedisTexts) {
             "be between 1 and 4294967295 inclusive");
   EXPECT_EQ(Set(o, {"proto-max-bulk-len", "10"}),
             "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - "
-            "argument must be between 1048576 and 4294967295 inclusive");
+            "argument must be between 1048576 and 2147483647 inclusive");
   EXPECT_EQ(Set(o, {"loglevel", "foo"}),
             "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must "
             "be one of the following: debug, verbose, notice, warning, nothing");

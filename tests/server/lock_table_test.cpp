@@ -206,7 +206,9 @@ TEST_F(LockTableTest, ClearHandsEveryQueueItsKey) {
   EXPECT_EQ(ValueOf("k"), "b");
   EXPECT_EQ(ValueOf("j"), "c");
   EXPECT_EQ(ValueOf("idle"), "<none>");
-  EXPECT_EQ(table().tracked(), 2u);
+  EXPECT_EQ(table().tracked(), 0u) << "both queues are empty now";
+  EXPECT_EQ(table().Info("k", H("k"), now())->token, b->tokens[0]);
+  EXPECT_EQ(table().Info("j", H("j"), now())->token, c->tokens[0]);
 }
 
 TEST_F(LockTableTest, TokensIncreaseAcrossEveryWayAKeyGoes) {
@@ -238,13 +240,44 @@ TEST_F(LockTableTest, WallClockStepsNeitherFreeNorExtend) {
 
 TEST_F(LockTableTest, WatcherDetachesWhenNothingIsTracked) {
   ASSERT_NE(Acquire("k", "a", 1000), 0u);
-  EXPECT_EQ(table().tracked(), 1u);
+  EXPECT_EQ(table().tracked(), 0u) << "a held lock's token lives in its object";
+  auto b = std::make_shared<Recorder>();
+  Park("k", "b", 1000, b);
+  EXPECT_EQ(table().tracked(), 1u) << "a key with waiters is tracked";
   ASSERT_EQ(table().Release("k", H("k"), "a", now()), 1);
-  EXPECT_EQ(table().tracked(), 0u);
+  ASSERT_EQ(b->tokens.size(), 1u);
+  EXPECT_EQ(table().tracked(), 0u) << "the queue is empty once b has the key";
   // With no watcher, removals are plain again: deleting an unrelated key grants nothing.
   shard().Set(nullptr, "x", "v", false);
   shard().Erase(Get("x"));
-  EXPECT_EQ(shard().size(), 0u);
+  EXPECT_EQ(shard().size(), 1u);
+  EXPECT_EQ(ValueOf("k"), "b");
+}
+
+// The fencing token is part of the key's object: no side entry per held lock, LOCK.INFO
+// reads it, a plain SET over the key keeps it (LOCKS.md), even when the value grows past the
+// block and the object moves, and a key re-created by SET has none.
+TEST_F(LockTableTest, TokenLivesInTheObject) {
+  std::vector<std::uint64_t> tokens;
+  for (int i = 0; i < 1000; ++i) {
+    tokens.push_back(Acquire("k" + std::to_string(i), "owner-" + std::to_string(i), 1000));
+  }
+  EXPECT_EQ(table().tracked(), 0u);
+  for (int i = 0; i < 1000; i += 97) {
+    const std::string key = "k" + std::to_string(i);
+    auto info = table().Info(key, H(key), now());
+    ASSERT_TRUE(info.has_value());
+    EXPECT_EQ(info->token, tokens[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(info->owner, "owner-" + std::to_string(i));
+  }
+  Object* o = Get("k1");
+  Object* moved = shard().Set(o, "k1", std::string(4096, 'x'), true);
+  EXPECT_NE(moved, o) << "a value this long cannot fit the lock's block";
+  EXPECT_EQ(table().Info("k1", H("k1"), now())->token, tokens[1]);
+  EXPECT_EQ(table().Info("k1", H("k1"), now())->owner, std::string(4096, 'x'));
+  shard().Erase(Get("k2"));
+  shard().Set(nullptr, "k2", "plain", false);
+  EXPECT_FALSE(table().Info("k2", H("k2"), now())->token.has_value());
 }
 
 }  // namespace

@@ -14,10 +14,10 @@ using SetResult = std::optional<std::string>;
 constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kOneMb = 1024 * 1024;
-// A key or value lives in one block with 32-bit lengths (store/object.h): a bulk argument
-// can be at most 4 GiB - 1 bytes. Redis allows more; latchd refuses it at configuration
-// time instead of truncating a value later.
-constexpr std::int64_t kMaxBulkLen = 0xFFFFFFFFLL;
+// A key or value lives in one block with 31-bit lengths (store/object.h; the 32nd bit marks a
+// fencing token): a bulk argument can be at most 2 GiB - 1 bytes. Redis allows more; latchd
+// refuses it at configuration time instead of truncating a value later.
+constexpr std::int64_t kMaxBulkLen = 0x7FFFFFFFLL;
 
 // Redis clamps hz into [1, 500] after accepting any value in [0, INT_MAX].
 constexpr int kMinHz = 1;

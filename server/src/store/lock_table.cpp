@@ -15,9 +15,12 @@ std::uint64_t FencingTokens::Next(std::int64_t wall_us) {
 }
 
 LockTable::LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, LockStats& stats)
-    : shard_(shard), clock_(clock), tokens_(tokens), stats_(stats) {}
+    : shard_(shard), clock_(clock), tokens_(tokens), stats_(stats) {
+  shard_.set_expired_lock_counter(&stats_.expired_while_held);
+}
 
 LockTable::~LockTable() {
+  shard_.set_expired_lock_counter(nullptr);
   if (!entries_.empty()) shard_.set_watcher(nullptr);
   for (auto& [key, e] : entries_) {
     if (e.waiters) stats_.waiters.fetch_sub(static_cast<std::int64_t>(e.waiters->size()));
@@ -47,9 +50,8 @@ Object* LockTable::GrantNext(std::string_view key, Entry& e) {
     TimeSnapshot now = clock_.Now();
     std::uint64_t token = tokens_.Next(now.wall_us);
     if (!w.grant(token)) continue;  // timed out or gone: the token is simply skipped
-    Object* o = shard_.Set(nullptr, key, w.owner, false);
+    Object* o = shard_.CreateLock(key, w.owner, token);
     shard_.SetDeadline(o, now.mono_ms + w.ttl_ms);
-    e.token = token;
     if (e.waiters->empty()) e.waiters.reset();
     stats_.grants.fetch_add(1, std::memory_order_relaxed);
     stats_.handoffs.fetch_add(1, std::memory_order_relaxed);
@@ -69,15 +71,16 @@ std::uint64_t LockTable::TryAcquire(std::string_view key, std::uint64_t hash,
   // Every removal hands the key to the queue, so an absent key has nobody waiting; if a
   // queue were left over anyway, its head goes first: a newcomer never jumps the queue.
   if (auto it = entries_.find(key, hash); it != entries_.end() && it->second.waiters) {
-    if (GrantNext(key, it.value()) != nullptr) {
+    Object* granted = GrantNext(key, it.value());
+    if (it->second.idle()) Untrack(it);
+    if (granted != nullptr) {
       stats_.contended.fetch_add(1, std::memory_order_relaxed);
       return 0;
     }
   }
   std::uint64_t token = tokens_.Next(now.wall_us);
-  Object* o = shard_.Set(nullptr, key, owner, false);
+  Object* o = shard_.CreateLock(key, owner, token);
   shard_.SetDeadline(o, now.mono_ms + ttl_ms);
-  Track(key, hash).token = token;
   stats_.grants.fetch_add(1, std::memory_order_relaxed);
   return token;
 }
@@ -133,24 +136,20 @@ std::optional<LockInfo> LockTable::Info(std::string_view key, std::uint64_t hash
   LockInfo info;
   info.owner = std::string(o->value());
   info.ttl_ms = o->has_expire() ? o->expire_at() - now.mono_ms : -1;
-  if (auto it = entries_.find(key, hash); it != entries_.end()) {
-    if (it->second.token != 0) info.token = it->second.token;
-    if (it->second.waiters) info.waiters = it->second.waiters->size();
+  if (std::uint64_t token = o->token(); token != 0) info.token = token;
+  if (auto it = entries_.find(key, hash); it != entries_.end() && it->second.waiters) {
+    info.waiters = it->second.waiters->size();
   }
   return info;
 }
 
 Object* LockTable::OnKeyGone(Shard& /*shard*/, std::string_view key, std::uint64_t hash,
-                             Reason reason) {
+                             Reason /*reason*/) {
   auto it = entries_.find(key, hash);
   if (it == entries_.end()) return nullptr;
   Entry& e = it.value();
-  if (reason == Reason::kExpired && e.token != 0) {
-    stats_.expired_while_held.fetch_add(1, std::memory_order_relaxed);
-  }
-  e.token = 0;
   Object* granted = GrantNext(key, e);
-  if (granted == nullptr) Untrack(it);
+  if (e.idle()) Untrack(it);  // only keys with parked waiters are tracked
   return granted;
 }
 
@@ -158,9 +157,8 @@ void LockTable::OnCleared(Shard& /*shard*/) {
   // GrantNext only adds keys to the shard; entries_ does not change shape in this loop.
   std::vector<std::string> idle;
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    Entry& e = it.value();
-    e.token = 0;
-    if (GrantNext(it->first, e) == nullptr) idle.push_back(it->first);
+    GrantNext(it->first, it.value());
+    if (it->second.idle()) idle.push_back(it->first);
   }
   for (const auto& k : idle) {
     auto it = entries_.find(k);

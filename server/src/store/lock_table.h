@@ -102,7 +102,7 @@ class LockTable final : public KeyWatcher {
   std::optional<LockInfo> Info(std::string_view key, std::uint64_t hash,
                                const TimeSnapshot& now);
 
-  // Keys with a token or waiters (for tests and memory accounting).
+  // Keys with parked waiters (a held lock's token lives in its object, not here).
   std::size_t tracked() const { return entries_.size(); }
 
   Object* OnKeyGone(Shard& shard, std::string_view key, std::uint64_t hash,
@@ -111,9 +111,8 @@ class LockTable final : public KeyWatcher {
 
  private:
   struct Entry {
-    std::uint64_t token = 0;  // 0: the key's holder did not come from LOCK.ACQUIRE
     std::unique_ptr<std::deque<LockWaiter>> waiters;  // null when nobody waits
-    bool idle() const { return token == 0 && !waiters; }
+    bool idle() const { return !waiters; }
   };
   struct KeyHash {
     using is_transparent = void;

@@ -24,14 +24,28 @@ Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_m
     ++mutations_;
     set_.erase(it);
     wheel_.Cancel(o);
-    ++expired_total_;
-    Object* granted = nullptr;
-    if (watcher_ != nullptr) [[unlikely]] {
-      granted = watcher_->OnKeyGone(*this, o->key(), hash, KeyWatcher::Reason::kExpired);
-    }
-    Object::Destroy(o);
-    return granted;
+    return OnExpired(o, hash);
   }
+  return o;
+}
+
+Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
+  ++expired_total_;
+  if (expired_locks_ != nullptr && o->token() != 0) {
+    expired_locks_->fetch_add(1, std::memory_order_relaxed);
+  }
+  Object* granted = nullptr;
+  if (watcher_ != nullptr) [[unlikely]] {
+    granted = watcher_->OnKeyGone(*this, o->key(), hash, KeyWatcher::Reason::kExpired);
+  }
+  Object::Destroy(o);
+  return granted;
+}
+
+Object* Shard::CreateLock(std::string_view key, std::string_view owner, std::uint64_t token) {
+  ++mutations_;
+  Object* o = Object::Create(key, owner, token);
+  set_.insert(o);
   return o;
 }
 
@@ -92,11 +106,7 @@ std::size_t Shard::ExpireDue(std::int64_t now_ms, std::size_t budget) {
     Object* o = static_cast<Object*>(n);
     ++mutations_;
     set_.erase(o);
-    ++expired_total_;
-    if (watcher_ != nullptr) [[unlikely]] {
-      watcher_->OnKeyGone(*this, o->key(), HashKey(o->key()), KeyWatcher::Reason::kExpired);
-    }
-    Object::Destroy(o);
+    OnExpired(o, watcher_ != nullptr ? HashKey(o->key()) : 0);
   });
 }
 

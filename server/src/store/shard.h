@@ -5,6 +5,7 @@
 //
 // Expiry: every lookup checks the deadline (lazy expiry), so a key is never visible after
 // its deadline whatever the wheel's progress; ExpireDue() reclaims memory in bounded steps.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -54,6 +55,8 @@ class Shard {
   // no longer expires (SET semantics). `existing` is Find()'s result for the same key and
   // command (may be nullptr). Returns the object now holding the key.
   Object* Set(Object* existing, std::string_view key, std::string_view value, bool keep_ttl);
+  // Creates an absent key that carries a LOCK.ACQUIRE fencing token (object.h).
+  Object* CreateLock(std::string_view key, std::string_view owner, std::uint64_t token);
   // Sets (deadline > 0) or removes (0) the key's monotonic deadline.
   void SetDeadline(Object* o, std::int64_t deadline_ms);
   // Removes o (the watcher, if any, is told and may re-create the key for a waiter).
@@ -62,6 +65,8 @@ class Shard {
 
   // Installed by the lock table while it tracks keys of this shard; nullptr otherwise.
   void set_watcher(KeyWatcher* w) { watcher_ = w; }
+  // Counts keys with a fencing token that expired (LOCK.ACQUIRE leases that ran out).
+  void set_expired_lock_counter(std::atomic<std::uint64_t>* c) { expired_locks_ = c; }
 
   // Reclaims up to `budget` keys whose deadline <= now. Returns how many.
   std::size_t ExpireDue(std::int64_t now_ms, std::size_t budget);
@@ -83,6 +88,8 @@ class Shard {
                               FastRangeGrowth>;
   static constexpr float kMaxLoadFactor = 0.9f;
   void Unlink(Object* o);
+  // An object found past its deadline, already unlinked, leaves: counted, watcher told.
+  Object* OnExpired(Object* o, std::uint64_t hash);
 
   std::mutex mu_;
   Set_ set_;
@@ -90,6 +97,7 @@ class Shard {
   std::uint64_t expired_total_ = 0;
   std::uint64_t mutations_ = 0;
   KeyWatcher* watcher_ = nullptr;
+  std::atomic<std::uint64_t>* expired_locks_ = nullptr;
 };
 
 }  // namespace latch::store
