@@ -417,12 +417,25 @@ def run_memory(args, servers, count):
         out[name] = {"keys": size, "used_memory_per_key": (mem1 - mem0) / max(1, size),
                      "rss_per_key": (rss1 - rss0) / max(1, size)}
         srv.flush()
+    # The same locks taken with latchd's LOCK.ACQUIRE (the fencing token is stored with the
+    # key): used_memory only, since the heap freed by the FLUSHALL above stays resident.
+    srv = servers["latch"]
+    mem0 = int(info_fields(srv.ctl, "memory").get("used_memory", 0))
+    prefill(args, srv, "LOCK.ACQUIRE lock:{i} %s 3600000" % TOKEN, count)
+    size = srv.call("DBSIZE")
+    mem1 = int(info_fields(srv.ctl, "memory").get("used_memory", 0))
+    out["latch_lock_acquire_per_key"] = (mem1 - mem0) / max(1, size)
+    srv.flush()
     out["ratio"] = out["latch"]["used_memory_per_key"] / out["redis"]["used_memory_per_key"]
     out["rss_ratio"] = out["latch"]["rss_per_key"] / max(1, out["redis"]["rss_per_key"])
+    out["lock_acquire_ratio"] = (out["latch_lock_acquire_per_key"] /
+                                 out["redis"]["used_memory_per_key"])
     print("memory per lock (%d keys): latch %.0f B (rss %.0f B), redis %.0f B (rss %.0f B), "
           "ratio %.2fx" % (count, out["latch"]["used_memory_per_key"], out["latch"]["rss_per_key"],
                            out["redis"]["used_memory_per_key"], out["redis"]["rss_per_key"],
                            out["ratio"]), flush=True)
+    print("memory per LOCK.ACQUIRE lock: latch %.0f B, ratio to Redis's SET NX PX %.2fx"
+          % (out["latch_lock_acquire_per_key"], out["lock_acquire_ratio"]), flush=True)
     return out
 
 
@@ -590,6 +603,10 @@ def markdown(report):
                   % (mem["latch"]["keys"], mem["latch"]["used_memory_per_key"],
                      mem["latch"]["rss_per_key"], mem["redis"]["used_memory_per_key"],
                      mem["redis"]["rss_per_key"], mem["ratio"], mem["rss_ratio"])]
+        if "latch_lock_acquire_per_key" in mem:
+            lines += ["", "The same locks taken with LOCK.ACQUIRE (fencing token stored with the "
+                      "key): latch %.0f B used_memory: %.2fx Redis's SET NX PX lock."
+                      % (mem["latch_lock_acquire_per_key"], mem["lock_acquire_ratio"])]
     exp = report.get("expiry")
     if exp:
         lines += ["", "Mass expiry (%d keys PX 2000; concurrent SET NX PX c50 P1 for %d ms from the "

@@ -47,6 +47,40 @@ TEST(Object, HoldsKeyAndValueInOneBlock) {
   Object::Destroy(bigger);
 }
 
+TEST(Object, CarriesAFencingTokenThroughRewrites) {
+  Object* plain = Object::Create("k", "v");
+  EXPECT_EQ(plain->token(), 0u);
+  Object* lock = Object::Create("lock:seat-A1", "owner-token", 1'796'000'000'000'000'042ULL);
+  EXPECT_EQ(lock->key(), "lock:seat-A1") << "the token does not shift the key";
+  EXPECT_EQ(lock->value(), "owner-token");
+  EXPECT_EQ(lock->token(), 1'796'000'000'000'000'042ULL);
+  Object* same = Object::Assign(lock, "other");
+  EXPECT_EQ(same, lock);
+  EXPECT_EQ(same->token(), 1'796'000'000'000'000'042ULL);
+  EXPECT_EQ(same->key(), "lock:seat-A1");
+  Object* moved = Object::Assign(same, std::string(1000, 'y'));
+  EXPECT_NE(moved, same);
+  EXPECT_EQ(moved->token(), 1'796'000'000'000'000'042ULL) << "kept when the block moves";
+  EXPECT_EQ(moved->key(), "lock:seat-A1");
+  EXPECT_EQ(moved->value(), std::string(1000, 'y'));
+  Object::Destroy(plain);
+  Object::Destroy(same);
+  Object::Destroy(moved);
+}
+
+TEST(Shard, ClearGivesTheTableBack) {
+  Shard s(kT0);
+  for (int i = 0; i < 10000; ++i) Put(s, "key:" + std::to_string(i), "v", kT0);
+  const std::size_t full = s.buckets();
+  EXPECT_GE(full, 10000u);
+  EXPECT_LE(full, 10000u * 2) << "grown by half under a 0.9 load factor, not doubled at 0.5";
+  s.Clear();
+  EXPECT_EQ(s.size(), 0u);
+  EXPECT_LT(s.buckets(), 64u) << "FLUSHALL frees the buckets, not only the keys";
+  Put(s, "again", "v", kT0);
+  EXPECT_NE(Get(s, "again", kT0), nullptr);
+}
+
 TEST(Shard, LazyExpiryHidesAKeyAtItsDeadline) {
   Shard s(kT0);
   Put(s, "k", "v", kT0, kT0 + 100);

@@ -97,7 +97,10 @@ void Shard::Clear() {
     wheel_.Cancel(o);
     Object::Destroy(o);
   }
-  set_.clear();
+  // A fresh table, so that FLUSHALL gives the buckets back too (clear() keeps them).
+  Set_ empty;
+  empty.max_load_factor(kMaxLoadFactor);
+  set_.swap(empty);
   if (watcher_ != nullptr) [[unlikely]] watcher_->OnCleared(*this);
 }
 

@@ -72,6 +72,7 @@ class Shard {
   std::size_t ExpireDue(std::int64_t now_ms, std::size_t budget);
 
   std::size_t size() const { return set_.size(); }
+  std::size_t buckets() const { return set_.bucket_count(); }
   std::size_t expires() const { return wheel_.size(); }
   std::uint64_t expired_total() const { return expired_total_; }
   // Counts every change to the shard (set, delete, TTL change, expiry): WATCH compares it
