@@ -62,6 +62,17 @@ void ClientImpl::Shutdown() {
   blocking_pool_.clear();
 }
 
+void ClientImpl::TrimBlockingPool() {
+  if (closed_.load()) return;
+  std::size_t idle = 0;
+  Error trimmed{make_error_code(Errc::kClientClosed), "idle blocking connection closed"};
+  std::erase_if(blocking_pool_, [&](const std::shared_ptr<client_internal::Connection>& c) {
+    if (c->load() != 0 || ++idle <= options_.max_idle_blocking) return false;
+    c->Shutdown(trimmed);
+    return true;
+  });
+}
+
 void ClientImpl::Submit(std::vector<Command> cmds, CallOptions options,
                         Client::PipelineCallback done) {
   auto call = std::make_shared<PendingCall>();
@@ -78,6 +89,11 @@ void ClientImpl::Submit(std::vector<Command> cmds, CallOptions options,
     return;
   }
   if (options.blocking) {
+    // Once the call is done, its connection may be one idle connection too many.
+    call->done = [this, done = std::move(call->done)](Result<std::vector<Reply>> r) {
+      done(std::move(r));
+      if (!closed_.load()) asio::post(ctx_, [this] { TrimBlockingPool(); });
+    };
     asio::post(ctx_, [this, call] {
       for (auto& c : blocking_pool_) {
         if (c->load() == 0) return c->Submit(call);

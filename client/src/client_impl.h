@@ -31,6 +31,8 @@ class ClientImpl {
 
  private:
   void Shutdown();
+  // Closes idle blocking connections beyond options_.max_idle_blocking. I/O thread only.
+  void TrimBlockingPool();
 
   // Declared first: destroyed last, after everything bound to it.
   boost::asio::io_context ctx_;

@@ -8,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "backends.h"
 #include "lock_scripts.h"
@@ -140,6 +142,45 @@ TEST_P(LockTest, FiftyAcquirersOneHolderAtATime) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(wins.load(), kAcquirers);
   EXPECT_EQ(max_holders.load(), 1);
+}
+
+// Waiting on latchd is a blocking call on a connection of its own: a burst of waiters opens
+// one connection each, and once they are served the client keeps at most max_idle_blocking
+// of them.
+TEST_P(LockTest, IdleBlockingConnectionsAreTrimmed) {
+  if (GetParam() == BackendKind::kRedis) GTEST_SKIP() << "Redis waits by polling";
+  Client observer(backend_->Options());
+  auto connected = [&observer]() -> long {
+    auto r = observer.command_sync("INFO", "clients");
+    if (!r.ok()) return -1;
+    const std::string& text = r->str;
+    auto at = text.find("connected_clients:");
+    return at == std::string::npos ? -1 : std::stol(text.substr(at + 18));
+  };
+  auto holder = lock_->acquire_sync("trim", 10s);
+  ASSERT_TRUE(holder.ok());
+  constexpr int kWaiters = 8;
+  std::atomic<int> served{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kWaiters; ++i) {
+    threads.emplace_back([&] {
+      AcquireOptions wait;
+      wait.wait = 10s;
+      auto lease = lock_->acquire_sync("trim", 10s, wait);
+      if (lease.ok() && *lock_->release_sync(*lease) == LeaseStatus::kOk) ++served;
+    });
+  }
+  // All parked: the client's pool, one connection per waiter, the observer.
+  const long parked = 1 + kWaiters + 1;
+  long seen = 0;
+  for (int i = 0; i < 500 && (seen = connected()) < parked; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(seen, parked);
+  ASSERT_EQ(*lock_->release_sync(*holder), LeaseStatus::kOk);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(served.load(), kWaiters);
+  const long trimmed = 1 + 2 + 1;  // pool, max_idle_blocking (default 2), observer
+  for (int i = 0; i < 500 && (seen = connected()) > trimmed; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(seen, trimmed);
 }
 
 TEST_P(LockTest, CounterUnderTheLockLosesNoUpdate) {

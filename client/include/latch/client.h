@@ -49,6 +49,9 @@ struct ClientOptions {
   std::string client_name;  // CLIENT SETNAME; empty: none
   int protocol = 3;         // 3: HELLO 3 when the server has it, else RESP2; 2: RESP2 only
   std::size_t pool_size = 1;
+  // Blocking calls (a LOCK.ACQUIRE that waits on the server) each take a connection of their
+  // own; after a burst, idle ones beyond this many are closed.
+  std::size_t max_idle_blocking = 2;
   std::chrono::milliseconds connect_timeout{2000};  // TCP connect + handshake
   std::chrono::milliseconds call_timeout{2000};     // default per call
   std::chrono::milliseconds backoff_min{10};        // first reconnect delay after a failure
