@@ -56,20 +56,35 @@ bool ParseStrictInt64(std::string_view s, std::int64_t* out) {
   return true;
 }
 
-// Fast path for the usual header line: 1 to 18 digits without a leading zero (or a lone
-// "0") after the type byte at `pos`, then '\r' and one more byte. Such a line holds no NUL
-// and string2ll accepts it, so the general path would give the same result; anything
-// else (signs, long numbers, junk, a partial line) returns false and takes that path.
-bool FastHeader(std::string_view buf, std::size_t pos, std::size_t* cr, std::int64_t* value) {
-  const std::size_t first = pos + 1;
-  const std::size_t limit = std::min(buf.size(), first + 18);
-  std::size_t i = first;
-  std::int64_t v = 0;
-  while (i < limit && buf[i] >= '0' && buf[i] <= '9') v = v * 10 + (buf[i++] - '0');
-  if (i == first || i + 1 >= buf.size() || buf[i] != '\r') return false;
-  if (buf[first] == '0' && i != first + 1) return false;
-  *cr = i;
+// The usual header line: 1 to 18 digits without a leading zero (or a lone "0") after the
+// type byte at `p`, then '\r' and one more byte. Such a line holds no NUL and string2ll
+// accepts it, so the general path would give the same result; anything else (signs, long
+// numbers, junk, a partial line) returns nullptr and takes that path. Returns the position
+// after the '\r' and the byte that follows it.
+const char* FastHeader(const char* p, const char* end, std::int64_t* value) {
+  const char* q = p + 1;
+  if (end - q < 3) return nullptr;  // a digit, '\r', one more byte
+  unsigned digit = static_cast<unsigned>(*q - '0');
+  if (digit > 9) return nullptr;
+  std::int64_t v = digit;
+  ++q;
+  if (digit != 0) {  // no leading zeros: "0" stands alone
+    const char* limit = end - q > 17 ? q + 17 : end;
+    while (q < limit && (digit = static_cast<unsigned>(*q - '0')) <= 9) {
+      v = v * 10 + digit;
+      ++q;
+    }
+  }
+  if (end - q < 2 || *q != '\r') return nullptr;
   *value = v;
+  return q + 2;
+}
+
+// The same on offsets for the resumable path: *cr is the offset of the line's '\r'.
+bool FastHeader(std::string_view buf, std::size_t pos, std::size_t* cr, std::int64_t* value) {
+  const char* next = FastHeader(buf.data() + pos, buf.data() + buf.size(), value);
+  if (next == nullptr) return false;
+  *cr = static_cast<std::size_t>(next - buf.data()) - 2;
   return true;
 }
 
@@ -123,30 +138,6 @@ bool RequestParser::FindLineEnd(std::string_view buf, char terminator, std::size
   return true;
 }
 
-namespace {
-
-// FastHeader on pointers for ParseWholeMultibulk: `p` is at the type byte. Returns the
-// position after the line's '\r' and the byte that follows it, or nullptr.
-inline const char* WholeHeader(const char* p, const char* end, std::int64_t* value) {
-  const char* q = p + 1;
-  if (end - q < 3) return nullptr;  // a digit, '\r', one more byte
-  unsigned digit = static_cast<unsigned>(*q - '0');
-  if (digit > 9) return nullptr;
-  std::int64_t v = digit;
-  ++q;
-  if (digit != 0) {  // no leading zeros: "0" stands alone
-    const char* limit = end - q > 17 ? q + 17 : end;
-    while (q < limit && (digit = static_cast<unsigned>(*q - '0')) <= 9) {
-      v = v * 10 + digit;
-      ++q;
-    }
-  }
-  if (end - q < 2 || *q != '\r') return nullptr;
-  *value = v;
-  return q + 2;
-}
-
-}  // namespace
 
 // The common case in one pass: the whole request is in `buf` and every header is a plain
 // decimal without leading zeros that FastHeader accepts. Anything else (a partial
@@ -157,12 +148,12 @@ bool RequestParser::ParseWholeMultibulk(std::string_view buf) {
   const char* p = buf.data();
   const char* const end = p + buf.size();
   std::int64_t count = 0;
-  p = WholeHeader(p, end, &count);
+  p = FastHeader(p, end, &count);
   if (p == nullptr || count <= 0 || count > kFastMaxArgs) return false;
   args_.resize(static_cast<std::size_t>(count));
   for (std::string_view& arg : args_) {
     std::int64_t len = 0;
-    if (p >= end || *p != '$' || (p = WholeHeader(p, end, &len)) == nullptr ||
+    if (p >= end || *p != '$' || (p = FastHeader(p, end, &len)) == nullptr ||
         len > limits_.max_bulk_len || end - p < len + 2) {  // payload + CRLF
       return false;
     }

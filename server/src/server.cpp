@@ -56,18 +56,14 @@ class ServerImpl {
     std::lock_guard lock(mu_);
     if (running_) return state_.tcp_port;
     std::string bind;
-    int port;
+    int port, metrics_port;
     {
       std::lock_guard olock(state_.options_mu);
       bind = state_.options.bind;
       port = state_.options.port;
-    }
-    state_.tcp_port = OpenListener(acceptor_, bind, port, 511, "server TCP");
-    int metrics_port;
-    {
-      std::lock_guard olock(state_.options_mu);
       metrics_port = state_.options.metrics_port;
     }
+    state_.tcp_port = OpenListener(acceptor_, bind, port, 511, "server TCP");
     if (metrics_port > 0) {
       try {
         state_.metrics_port = metrics_.Start(bind, metrics_port);
@@ -86,10 +82,7 @@ class ServerImpl {
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
     running_ = true;
     shutdown_requested_ = false;
-    {
-      std::lock_guard wait_lock(wait_mu_);
-      stopped_ = false;
-    }
+    SetStopped(false);
     spdlog::info("Listening on {}:{} with {} io-threads and {} shards", bind, state_.tcp_port,
                  threads_, state_.keyspace.shard_count());
     if (state_.metrics_port > 0) {
@@ -106,20 +99,13 @@ class ServerImpl {
     // so run() ends by itself with no operation left behind. Stopping the context instead
     // would leave the aborted accept queued, holding a socket of a worker's io_context, to be
     // destroyed after that worker is gone.
-    asio::post(accept_ctx_, [this] {
-      boost::system::error_code ec;
-      acceptor_.close(ec);
-    });
+    CloseAcceptor();
     if (accept_thread_.joinable()) accept_thread_.join();
     metrics_.Stop();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
     workers_.clear();
-    {
-      std::lock_guard wait_lock(wait_mu_);
-      stopped_ = true;
-    }
-    wait_cv_.notify_all();
+    SetStopped(true);
   }
 
   // SHUTDOWN, from a worker thread in the middle of a command: closes the listener and every
@@ -129,16 +115,9 @@ class ServerImpl {
   void RequestShutdown() {
     if (shutdown_requested_.exchange(true)) return;
     spdlog::warn("User requested shutdown...");
-    asio::post(accept_ctx_, [this] {
-      boost::system::error_code ec;
-      acceptor_.close(ec);
-    });
+    CloseAcceptor();
     for (auto& w : workers_) w->Shutdown();
-    {
-      std::lock_guard wait_lock(wait_mu_);
-      stopped_ = true;
-    }
-    wait_cv_.notify_all();
+    SetStopped(true);
   }
 
   void Wait() {
@@ -151,6 +130,22 @@ class ServerImpl {
   const Clock& clock() const { return *clock_; }
 
  private:
+  // On the acceptor's thread, which is the only one that touches acceptor_ once it runs.
+  void CloseAcceptor() {
+    asio::post(accept_ctx_, [this] {
+      boost::system::error_code ec;
+      acceptor_.close(ec);
+    });
+  }
+
+  void SetStopped(bool stopped) {
+    {
+      std::lock_guard wait_lock(wait_mu_);
+      stopped_ = stopped;
+    }
+    if (stopped) wait_cv_.notify_all();
+  }
+
   void Accept() {
     Worker& w = *workers_[next_worker_];
     next_worker_ = (next_worker_ + 1) % workers_.size();

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "config/config_values.h"
+#include "store/object.h"
 
 namespace latch::config {
 namespace {
@@ -17,7 +18,7 @@ constexpr std::int64_t kOneMb = 1024 * 1024;
 // A key or value lives in one block with 31-bit lengths (store/object.h; the 32nd bit marks a
 // fencing token): a bulk argument can be at most 2 GiB - 1 bytes. Redis allows more; latchd
 // refuses it at configuration time instead of truncating a value later.
-constexpr std::int64_t kMaxBulkLen = 0x7FFFFFFFLL;
+constexpr std::int64_t kMaxBulkLen = static_cast<std::int64_t>(store::Object::kMaxLength);
 
 // Redis clamps hz into [1, 500] after accepting any value in [0, INT_MAX].
 constexpr int kMinHz = 1;

@@ -22,16 +22,16 @@ LockTable::LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, Lo
 LockTable::~LockTable() {
   shard_.set_expired_lock_counter(nullptr);
   if (!entries_.empty()) shard_.set_watcher(nullptr);
-  for (auto& [key, e] : entries_) {
-    if (e.waiters) stats_.waiters.fetch_sub(static_cast<std::int64_t>(e.waiters->size()));
+  for (auto& [key, queue] : entries_) {
+    stats_.waiters.fetch_sub(static_cast<std::int64_t>(queue.size()));
   }
 }
 
-LockTable::Entry& LockTable::Track(std::string_view key, std::uint64_t hash) {
+LockTable::Queue& LockTable::Track(std::string_view key, std::uint64_t hash) {
   auto it = entries_.find(key, hash);
   if (it == entries_.end()) {
     if (entries_.empty()) shard_.set_watcher(this);
-    it = entries_.emplace(std::string(key), Entry{}).first;
+    it = entries_.emplace(std::string(key), Queue{}).first;
   }
   return it.value();
 }
@@ -41,23 +41,21 @@ void LockTable::Untrack(Map::iterator it) {
   if (entries_.empty()) shard_.set_watcher(nullptr);
 }
 
-Object* LockTable::GrantNext(std::string_view key, Entry& e) {
+Object* LockTable::GrantNext(std::string_view key, Queue& queue) {
   // Bounded by the queue's length: each turn pops one waiter.
-  while (e.waiters && !e.waiters->empty()) {
-    LockWaiter w = std::move(e.waiters->front());
-    e.waiters->pop_front();
+  while (!queue.empty()) {
+    LockWaiter w = std::move(queue.front());
+    queue.pop_front();
     stats_.waiters.fetch_sub(1, std::memory_order_relaxed);
     TimeSnapshot now = clock_.Now();
     std::uint64_t token = tokens_.Next(now.wall_us);
     if (!w.grant(token)) continue;  // timed out or gone: the token is simply skipped
     Object* o = shard_.CreateLock(key, w.owner, token);
     shard_.SetDeadline(o, now.mono_ms + w.ttl_ms);
-    if (e.waiters->empty()) e.waiters.reset();
     stats_.grants.fetch_add(1, std::memory_order_relaxed);
     stats_.handoffs.fetch_add(1, std::memory_order_relaxed);
     return o;
   }
-  e.waiters.reset();
   return nullptr;
 }
 
@@ -70,9 +68,9 @@ std::uint64_t LockTable::TryAcquire(std::string_view key, std::uint64_t hash,
   }
   // Every removal hands the key to the queue, so an absent key has nobody waiting; if a
   // queue were left over anyway, its head goes first: a newcomer never jumps the queue.
-  if (auto it = entries_.find(key, hash); it != entries_.end() && it->second.waiters) {
+  if (auto it = entries_.find(key, hash); it != entries_.end()) {
     Object* granted = GrantNext(key, it.value());
-    if (it->second.idle()) Untrack(it);
+    if (it->second.empty()) Untrack(it);
     if (granted != nullptr) {
       stats_.contended.fetch_add(1, std::memory_order_relaxed);
       return 0;
@@ -86,26 +84,23 @@ std::uint64_t LockTable::TryAcquire(std::string_view key, std::uint64_t hash,
 }
 
 std::uint64_t LockTable::Enqueue(std::string_view key, std::uint64_t hash, LockWaiter waiter) {
-  Entry& e = Track(key, hash);
-  if (!e.waiters) e.waiters = std::make_unique<std::deque<LockWaiter>>();
   waiter.id = next_waiter_id_++;
   std::uint64_t id = waiter.id;
-  e.waiters->push_back(std::move(waiter));
+  Track(key, hash).push_back(std::move(waiter));
   stats_.waiters.fetch_add(1, std::memory_order_relaxed);
   return id;
 }
 
 void LockTable::RemoveWaiter(std::string_view key, std::uint64_t hash, std::uint64_t id) {
   auto it = entries_.find(key, hash);
-  if (it == entries_.end() || !it->second.waiters) return;
-  Entry& e = it.value();
-  auto w = std::find_if(e.waiters->begin(), e.waiters->end(),
+  if (it == entries_.end()) return;
+  Queue& queue = it.value();
+  auto w = std::find_if(queue.begin(), queue.end(),
                         [id](const LockWaiter& x) { return x.id == id; });
-  if (w == e.waiters->end()) return;
-  e.waiters->erase(w);
+  if (w == queue.end()) return;
+  queue.erase(w);
   stats_.waiters.fetch_sub(1, std::memory_order_relaxed);
-  if (e.waiters->empty()) e.waiters.reset();
-  if (e.idle()) Untrack(it);
+  if (queue.empty()) Untrack(it);
 }
 
 int LockTable::Release(std::string_view key, std::uint64_t hash, std::string_view owner,
@@ -137,9 +132,7 @@ std::optional<LockInfo> LockTable::Info(std::string_view key, std::uint64_t hash
   info.owner = std::string(o->value());
   info.ttl_ms = o->has_expire() ? o->expire_at() - now.mono_ms : -1;
   if (std::uint64_t token = o->token(); token != 0) info.token = token;
-  if (auto it = entries_.find(key, hash); it != entries_.end() && it->second.waiters) {
-    info.waiters = it->second.waiters->size();
-  }
+  if (auto it = entries_.find(key, hash); it != entries_.end()) info.waiters = it->second.size();
   return info;
 }
 
@@ -147,9 +140,8 @@ Object* LockTable::OnKeyGone(Shard& /*shard*/, std::string_view key, std::uint64
                              Reason /*reason*/) {
   auto it = entries_.find(key, hash);
   if (it == entries_.end()) return nullptr;
-  Entry& e = it.value();
-  Object* granted = GrantNext(key, e);
-  if (e.idle()) Untrack(it);  // only keys with parked waiters are tracked
+  Object* granted = GrantNext(key, it.value());
+  if (it->second.empty()) Untrack(it);  // only keys with parked waiters are tracked
   return granted;
 }
 
@@ -158,7 +150,7 @@ void LockTable::OnCleared(Shard& /*shard*/) {
   std::vector<std::string> idle;
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     GrantNext(it->first, it.value());
-    if (it->second.idle()) idle.push_back(it->first);
+    if (it->second.empty()) idle.push_back(it->first);
   }
   for (const auto& k : idle) {
     auto it = entries_.find(k);

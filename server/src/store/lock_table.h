@@ -2,12 +2,12 @@
 // Native locks (LOCK.ACQUIRE / RELEASE / EXTEND / INFO) on top of the ordinary keyspace.
 //
 // A lock IS its string key: value = owner, monotonic deadline = TTL, so GET, PTTL, DEL, SET
-// and scripts see the same truth as LOCK.*. What the keyspace cannot hold lives in one
-// LockTable per shard, only for keys that need it: the fencing token of a key granted by
-// LOCK.ACQUIRE and the FIFO queue of parked waiters. A key locked with SET NX PX and nobody
-// waiting costs nothing here.
+// and scripts see the same truth as LOCK.*; the fencing token of a key granted by
+// LOCK.ACQUIRE is stored in the key's object (store/object.h). What the keyspace cannot hold,
+// the FIFO queue of parked waiters, lives in one LockTable per shard, only for keys that
+// someone waits on: a held lock with nobody waiting costs nothing here.
 //
-// Hand-off: the table is the shard's KeyWatcher while it tracks any key, so every path that
+// Hand-off: the table is the shard's KeyWatcher while anyone waits on a key of the shard, so every path that
 // removes a key (LOCK.RELEASE, DEL/UNLINK/GETDEL/DELEX, lazy and active expiry, FLUSHALL)
 // grants the key to the first waiter still waiting, under the same shard lock: nobody can
 // slip in between. Overwriting a held key (SET without NX) is not a removal: waiters wait on.
@@ -110,10 +110,9 @@ class LockTable final : public KeyWatcher {
   void OnCleared(Shard& shard) override;
 
  private:
-  struct Entry {
-    std::unique_ptr<std::deque<LockWaiter>> waiters;  // null when nobody waits
-    bool idle() const { return !waiters; }
-  };
+  // The parked waiters of one key, oldest first. A key has an entry exactly while its queue
+  // is not empty.
+  using Queue = std::deque<LockWaiter>;
   struct KeyHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view k) const { return HashKey(k); }
@@ -122,12 +121,12 @@ class LockTable final : public KeyWatcher {
     using is_transparent = void;
     bool operator()(std::string_view a, std::string_view b) const { return a == b; }
   };
-  using Map = tsl::robin_map<std::string, Entry, KeyHash, KeyEq>;
+  using Map = tsl::robin_map<std::string, Queue, KeyHash, KeyEq>;
 
-  Entry& Track(std::string_view key, std::uint64_t hash);
+  Queue& Track(std::string_view key, std::uint64_t hash);
   void Untrack(Map::iterator it);
   // Pops waiters until one takes the grant; creates the key for it. `key` must be absent.
-  Object* GrantNext(std::string_view key, Entry& e);
+  Object* GrantNext(std::string_view key, Queue& queue);
 
   Shard& shard_;
   const Clock& clock_;
