@@ -63,6 +63,12 @@ class ServerImpl {
       port = state_.options.port;
       metrics_port = state_.options.metrics_port;
     }
+    // A server can be started again after stop(): run what an earlier run left queued
+    // (a SHUTDOWN's close that came after the accept thread ended) before the new listener
+    // exists, then make the context runnable again.
+    accept_ctx_.restart();
+    accept_ctx_.poll();
+    accept_ctx_.restart();
     state_.tcp_port = OpenListener(acceptor_, bind, port, 511, "server TCP");
     if (metrics_port > 0) {
       try {
@@ -115,9 +121,16 @@ class ServerImpl {
   void RequestShutdown() {
     if (shutdown_requested_.exchange(true)) return;
     spdlog::warn("User requested shutdown...");
-    CloseAcceptor();
     for (auto& w : workers_) w->Shutdown();
-    SetStopped(true);
+    // Wait() returns only once the listener is really closed: a caller that sees wait()
+    // return and connects must be refused (a late SetStopped here let one connection in).
+    // If Stop() already ended the accept thread, the post never runs, and Stop() itself
+    // closed the acceptor and wakes Wait().
+    asio::post(accept_ctx_, [this] {
+      boost::system::error_code ec;
+      acceptor_.close(ec);
+      SetStopped(true);
+    });
   }
 
   void Wait() {

@@ -311,6 +311,29 @@ TEST(ServerWire, StopClosesConnectedClients) {
   EXPECT_FALSE(d.Connect(server->port()));
 }
 
+TEST(ServerWire, StartsAgainAfterStopAndAfterShutdown) {
+  EmbeddedServer server;
+  {
+    RawConnection c(server.port());
+    ASSERT_EQ(c.Command("SET", "k", "v"), "+OK\r\n");
+  }
+  server.server().stop();
+  const int second = server.server().start();
+  {
+    RawConnection c(second);
+    EXPECT_EQ(c.Command("GET", "k"), "$1\r\nv\r\n") << "the keyspace outlives stop()";
+    ASSERT_TRUE(c.Send(RawConnection::Encode({"SHUTDOWN", "NOSAVE"})));
+    EXPECT_TRUE(c.WaitClosed());
+  }
+  server.server().wait();
+  server.server().stop();
+  const int third = server.server().start();
+  RawConnection c(third);
+  EXPECT_EQ(c.Command("GET", "k"), "$1\r\nv\r\n");
+  RawConnection d(third);
+  EXPECT_EQ(d.Command("PING"), "+PONG\r\n") << "a third start accepts more than one client";
+}
+
 TEST(ServerWire, ClientNameIdAndList) {
   EmbeddedServer server;
   RawConnection c(server.port());
