@@ -15,7 +15,17 @@
 namespace {
 
 using latch::store::TimerNode;
-using latch::store::TimerWheel;
+
+// Nodes in one array, handle = index: the same arithmetic the store's slab does, without
+// its page table.
+struct ArraySpace {
+  TimerNode* base = nullptr;
+  TimerNode* Node(std::uint32_t h) const { return base + (h - latch::store::kFirstSpaceHandle); }
+  std::uint32_t HandleOf(const TimerNode* n) const {
+    return latch::store::kFirstSpaceHandle + static_cast<std::uint32_t>(n - base);
+  }
+};
+using TimerWheel = latch::store::BasicTimerWheel<ArraySpace>;
 
 constexpr std::int64_t kStart = 1'000'003;
 constexpr std::size_t kAll = ~std::size_t{0};
@@ -33,7 +43,7 @@ void BM_InsertCancel(benchmark::State& state) {
     order[i] = i;
   }
   std::shuffle(order.begin(), order.end(), rng);
-  TimerWheel wheel(kStart);
+  TimerWheel wheel(kStart, TimerWheel::kDefaultCascadeLimit, ArraySpace{nodes.data()});
   std::int64_t now = kStart;
   for (auto _ : state) {
     for (std::size_t i = 0; i < n; ++i) wheel.Schedule(&nodes[i], now + ttl[i]);
@@ -63,7 +73,7 @@ void BM_Expire(benchmark::State& state) {
   std::size_t fired = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    TimerWheel wheel(now);
+    TimerWheel wheel(now, TimerWheel::kDefaultCascadeLimit, ArraySpace{nodes.data()});
     for (std::size_t i = 0; i < n; ++i) wheel.Schedule(&nodes[i], now + ttl[i]);
     state.ResumeTiming();
     for (int step = 0; step < 200 && wheel.size() > 0; ++step) {

@@ -1,8 +1,9 @@
-// The Op layer without sockets: objects, a shard's lazy and active expiry, the keyspace's
+// The Op layer without sockets: the slab, objects, a shard's lazy and active expiry, the keyspace's
 // hash-ordered sharding. Time is passed in explicitly, so no clock is needed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -12,6 +13,7 @@
 #include "store/keyspace.h"
 #include "store/object.h"
 #include "store/shard.h"
+#include "store/slab.h"
 
 namespace latch::store {
 namespace {
@@ -30,42 +32,93 @@ Object* Get(Shard& s, const std::string& key, std::int64_t now) {
   return s.Find(key, HashKey(key), now);
 }
 
-TEST(Object, HoldsKeyAndValueInOneBlock) {
-  Object* o = Object::Create("lock:seat-A1", "owner-token");
-  EXPECT_EQ(o->key(), "lock:seat-A1");
-  EXPECT_EQ(o->value(), "owner-token");
-  EXPECT_FALSE(o->has_expire());
-  EXPECT_GE(o->allocated_bytes(), sizeof(Object) + 12 + 11);
-  Object* same = Object::Assign(o, "short");
-  EXPECT_EQ(same, o) << "a smaller value reuses the block";
-  EXPECT_EQ(same->value(), "short");
-  Object* bigger = Object::Assign(same, std::string(1000, 'x'));
-  EXPECT_NE(bigger, same);
-  EXPECT_EQ(bigger->key(), "lock:seat-A1");
-  EXPECT_EQ(bigger->value(), std::string(1000, 'x'));
-  Object::Destroy(same);
-  Object::Destroy(bigger);
+TEST(Slab, BlocksKeepTheirBytesAndHandlesRoundTrip) {
+  // Random sizes across small classes and heap blocks; a pattern per block, freed in random
+  // order and reallocated: no block may see another's bytes, and every handle must lead
+  // back to its block and its block to the handle.
+  Slab slab;
+  const std::size_t bytes_before = Slab::Bytes();
+  std::mt19937 rng(7);
+  struct Block {
+    std::uint32_t handle;
+    std::size_t size;
+    char fill;
+  };
+  std::vector<Block> live;
+  auto check = [&](const Block& b) {
+    const char* p = static_cast<const char*>(slab.Get(b.handle));
+    ASSERT_EQ(Slab::HandleOf(p), b.handle);
+    ASSERT_GE(slab.Capacity(b.handle), b.size);
+    for (std::size_t i = 0; i < b.size; ++i) ASSERT_EQ(p[i], b.fill) << "byte " << i;
+  };
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 3000; ++i) {
+      const std::size_t size = rng() % 10 == 0 ? 1000 + rng() % 5000 : 1 + rng() % 200;
+      Block b{0, size, static_cast<char>('a' + rng() % 26)};
+      std::size_t capacity = 0;
+      void* p = slab.Allocate(size, &b.handle, &capacity);
+      ASSERT_GE(b.handle, Slab::kFirstHandle);
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % 8, 0u);
+      ASSERT_GE(capacity, size);
+      std::memset(p, b.fill, size);
+      live.push_back(b);
+    }
+    std::shuffle(live.begin(), live.end(), rng);
+    for (const Block& b : live) check(b);
+    const std::size_t keep = live.size() / 3;
+    for (std::size_t i = keep; i < live.size(); ++i) slab.Free(live[i].handle);
+    live.resize(keep);
+    for (const Block& b : live) check(b);
+  }
+  EXPECT_GT(Slab::Bytes(), bytes_before);
+  for (const Block& b : live) slab.Free(b.handle);
+  EXPECT_EQ(slab.pages_in_use(), 0u) << "a page whose blocks are all freed is given back";
+  EXPECT_EQ(Slab::Bytes(), bytes_before);
 }
 
-TEST(Object, CarriesAFencingTokenThroughRewrites) {
-  Object* plain = Object::Create("k", "v");
+TEST(Slab, ClearDropsEverythingAndTheSlabServesAgain) {
+  Slab slab;
+  const std::size_t bytes_before = Slab::Bytes();
+  std::uint32_t h;
+  std::size_t cap;
+  for (int i = 0; i < 5000; ++i) slab.Allocate(48, &h, &cap);
+  slab.Allocate(100000, &h, &cap);
+  EXPECT_GE(slab.pages_in_use(), 5000u * 48 / Slab::kPageSize);
+  slab.Clear();
+  EXPECT_EQ(slab.pages_in_use(), 0u);
+  EXPECT_EQ(Slab::Bytes(), bytes_before);
+  void* p = slab.Allocate(48, &h, &cap);
+  std::memset(p, 'x', 48);
+  EXPECT_EQ(slab.Get(h), p);
+}
+
+TEST(Shard, ObjectHoldsKeyValueAndTokenThroughRewrites) {
+  Shard s(kT0);
+  Object* plain = Put(s, "k", "v", kT0);
   EXPECT_EQ(plain->token(), 0u);
-  Object* lock = Object::Create("lock:seat-A1", "owner-token", 1'796'000'000'000'000'042ULL);
+  Object* lock = s.CreateLock("lock:seat-A1", "owner-token", 1'796'000'000'000'000'042ULL);
   EXPECT_EQ(lock->key(), "lock:seat-A1") << "the token does not shift the key";
   EXPECT_EQ(lock->value(), "owner-token");
   EXPECT_EQ(lock->token(), 1'796'000'000'000'000'042ULL);
-  Object* same = Object::Assign(lock, "other");
-  EXPECT_EQ(same, lock);
+  Object* same = s.Set(lock, "lock:seat-A1", "other", false);
+  EXPECT_EQ(same, lock) << "a value that fits the block is rewritten in place";
   EXPECT_EQ(same->token(), 1'796'000'000'000'000'042ULL);
   EXPECT_EQ(same->key(), "lock:seat-A1");
-  Object* moved = Object::Assign(same, std::string(1000, 'y'));
-  EXPECT_NE(moved, same);
-  EXPECT_EQ(moved->token(), 1'796'000'000'000'000'042ULL) << "kept when the block moves";
-  EXPECT_EQ(moved->key(), "lock:seat-A1");
-  EXPECT_EQ(moved->value(), std::string(1000, 'y'));
-  Object::Destroy(plain);
-  Object::Destroy(same);
-  Object::Destroy(moved);
+  for (std::size_t size : {100u, 1000u, 5000u, 3u}) {
+    const std::string value(size, static_cast<char>('a' + size % 26));
+    Object* moved = s.Set(same, "lock:seat-A1", value, false);
+    EXPECT_EQ(moved->token(), 1'796'000'000'000'000'042ULL) << "kept when the block moves";
+    EXPECT_EQ(moved->key(), "lock:seat-A1");
+    EXPECT_EQ(moved->value(), value);
+    EXPECT_EQ(Get(s, "lock:seat-A1", kT0), moved) << "the set follows the move";
+    same = moved;
+  }
+  // A value given as a view into the object's own value (a script re-setting what it read).
+  Object* big = s.Set(same, "lock:seat-A1", std::string(300, 'q'), false);
+  Object* grown = s.Set(big, "lock:seat-A1", big->value(), false);
+  EXPECT_EQ(grown->value(), std::string(300, 'q'));
+  EXPECT_EQ(plain->value(), "v") << "the other key is untouched";
+  EXPECT_EQ(s.size(), 2u);
 }
 
 TEST(Shard, ClearGivesTheTableBack) {
@@ -128,6 +181,7 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
   // deletes and time steps; every key's visibility must match the model at every step.
   Shard s(kT0);
   std::map<std::string, std::int64_t> model;  // 0 = no deadline
+  std::map<std::string, std::string> values;
   std::mt19937 rng(42);
   std::int64_t now = kT0;
   for (int step = 0; step < 20000; ++step) {
@@ -136,8 +190,12 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
       case 0:
       case 1: {
         std::int64_t d = rng() % 3 ? now + 1 + static_cast<std::int64_t>(rng() % 200) : 0;
-        Put(s, key, "v" + std::to_string(step), now, d);
+        // Sizes across slab classes and heap blocks, so rewrites move blocks too.
+        const std::size_t size = rng() % 8 == 0 ? 1100 + rng() % 2000 : rng() % 300;
+        std::string value = std::to_string(step) + std::string(size, 'v');
+        Put(s, key, value, now, d);
         model[key] = d;
+        values[key] = std::move(value);
         break;
       }
       case 2:
@@ -166,8 +224,11 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
       }
     }
     std::string probe = "k" + std::to_string(rng() % 64);
-    ASSERT_EQ(Get(s, probe, now) != nullptr, model.count(probe) == 1)
-        << "step " << step << " key " << probe;
+    const Object* found = Get(s, probe, now);
+    ASSERT_EQ(found != nullptr, model.count(probe) == 1) << "step " << step << " key " << probe;
+    if (found != nullptr) {
+      ASSERT_EQ(found->value(), values[probe]) << "step " << step;
+    }
   }
 }
 

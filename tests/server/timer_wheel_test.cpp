@@ -14,6 +14,10 @@
 namespace latch::store {
 namespace {
 
+// Nodes here live anywhere (stack, vectors): PointerSpace gives them handles. The store's
+// wheel runs on slab handles (store_test.cpp covers it through the shard).
+using TimerWheel = BasicTimerWheel<PointerSpace>;
+
 constexpr std::int64_t kStart = 1'000'003;  // not aligned on any level boundary
 constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();

@@ -1,5 +1,4 @@
 // INFO, CONFIG GET/SET/RESETSTAT, TIME, DEBUG.
-#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,8 +83,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     s.append("\r\n");
   }
   if (wants("memory", true)) {
-    struct mallinfo2 mi = mallinfo2();
-    std::size_t used = mi.uordblks + mi.hblkhd;
+    std::size_t used = store::UsedMemoryBytes();
     std::size_t rss = ResidentBytes();
     s.append("# Memory\r\n");
     Line(&s, "used_memory", used);

@@ -1,6 +1,5 @@
 #include "metrics/metrics_text.h"
 
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -57,9 +56,8 @@ std::string MetricsText(ServerState& st) {
          U(st.keyspace.TotalExpires()));
   Metric(&s, "latch_expired_keys_total", "counter", "Keys removed because their TTL ran out.",
          U(st.keyspace.TotalExpired()));
-  const struct mallinfo2 mi = mallinfo2();
-  Metric(&s, "latch_used_memory_bytes", "gauge", "Heap bytes in use (malloc).",
-         U(mi.uordblks + mi.hblkhd));
+  Metric(&s, "latch_used_memory_bytes", "gauge", "Bytes in use: malloc heap and key slabs.",
+         U(store::UsedMemoryBytes()));
   store::LockStats& l = st.locks.stats();
   Metric(&s, "latch_lock_grants_total", "counter", "LOCK.ACQUIRE grants, direct or handed off.",
          U(l.grants.load()));

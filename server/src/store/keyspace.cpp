@@ -2,11 +2,18 @@
 
 #include "store/shard_guard.h"
 
+#include <malloc.h>
+
 #include <bit>
 #include <mutex>
 #include <stdexcept>
 
 namespace latch::store {
+
+std::size_t UsedMemoryBytes() {
+  const struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd + Slab::Bytes();
+}
 
 namespace {
 thread_local bool t_holds_all = false;

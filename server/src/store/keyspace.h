@@ -12,6 +12,10 @@
 
 namespace latch::store {
 
+// Bytes in use in the process: the malloc heap plus every shard's slab pages (INFO
+// used_memory, the metrics' latch_used_memory_bytes).
+std::size_t UsedMemoryBytes();
+
 class Keyspace {
  public:
   Keyspace(int shard_count, std::int64_t now_ms);

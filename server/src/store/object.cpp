@@ -1,17 +1,12 @@
 #include "store/object.h"
 
-#include <malloc.h>
-
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
 namespace latch::store {
 
-Object* Object::Create(std::string_view key, std::string_view value, std::uint64_t token) {
-  const std::size_t token_size = token != 0 ? sizeof(token) : 0;
-  void* mem = std::malloc(sizeof(Object) + token_size + key.size() + value.size());
-  if (mem == nullptr) throw std::bad_alloc();
+Object* Object::Construct(void* mem, std::string_view key, std::string_view value,
+                          std::uint64_t token) {
   Object* o = new (mem) Object();
   o->key_len_ = static_cast<std::uint32_t>(key.size()) | (token != 0 ? kTokenFlag : 0);
   o->val_len_ = static_cast<std::uint32_t>(value.size());
@@ -27,29 +22,10 @@ std::uint64_t Object::token() const {
   return token;
 }
 
-void Object::Destroy(Object* o) {
-  o->~Object();
-  std::free(o);
-}
-
-std::size_t Object::value_capacity() const {
-  return malloc_usable_size(const_cast<Object*>(this)) - sizeof(Object) - token_size() -
-         key_size();
-}
-
-std::size_t Object::allocated_bytes() const {
-  return malloc_usable_size(const_cast<Object*>(this));
-}
-
-Object* Object::Assign(Object* o, std::string_view value) {
-  if (value.size() <= o->value_capacity()) {
-    std::memmove(o->bytes() + o->key_size(), value.data(), value.size());
-    o->val_len_ = static_cast<std::uint32_t>(value.size());
-    return o;
-  }
-  Object* n = Create(o->key(), value, o->token());
-  n->deadline = o->deadline;
-  return n;
+void Object::SetValue(std::string_view value) {
+  // memmove: the new value may be a view into the old one.
+  if (!value.empty()) std::memmove(bytes() + key_size(), value.data(), value.size());
+  val_len_ = static_cast<std::uint32_t>(value.size());
 }
 
 }  // namespace latch::store

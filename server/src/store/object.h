@@ -1,11 +1,12 @@
 #pragma once
-// One key and its string value in a single heap block, so that a lock costs one allocation.
-// The block's address is stable for its life: the shard's hash set holds the pointer and
-// the timer wheel links the embedded TimerNode, so neither needs a copy of the key.
+// One key and its string value in a single block of the shard's slab (slab.h), so that a
+// lock costs one allocation. The block's address is stable for its life: the shard's hash
+// set holds its handle and the timer wheel links the embedded TimerNode, so neither needs a
+// copy of the key. The shard allocates, resizes and frees objects (Shard::Set, Erase).
 //
-// Layout: [TimerNode: prev next deadline][key_len][val_len][token?][key bytes][value bytes]
-// The value's capacity is whatever the allocator actually gave (malloc_usable_size), so
-// rewriting a value of similar size (SET over SET, INCR) does not reallocate.
+// Layout (24-byte header): [TimerNode: prev next (handles) deadline][key_len][val_len]
+// [token?][key bytes][value bytes]. The value may grow into the rest of the block (its size
+// class), so rewriting a value of similar size (SET over SET, INCR) does not reallocate.
 //
 // A key granted by LOCK.ACQUIRE carries its fencing token in the block (8 bytes, flagged by
 // the top bit of key_len), so a held lock needs no entry in a side table. Keys and values are
@@ -19,15 +20,21 @@ namespace latch::store {
 
 class Object : public TimerNode {
  public:
-  // Allocates a block for key and value. Never returns nullptr (aborts on OOM like new).
-  static Object* Create(std::string_view key, std::string_view value, std::uint64_t token = 0);
-  static void Destroy(Object* o);
-  // Replaces the value, reallocating only when it does not fit; returns the (possibly new)
-  // object. A moved object is NOT scheduled on any wheel: the caller re-links it. The
-  // fencing token, if any, stays.
-  static Object* Assign(Object* o, std::string_view value);
-
   static constexpr std::size_t kMaxLength = 0x7FFFFFFF;  // of a key or a value
+
+  // Bytes a block needs for this key, value and (non-zero) token.
+  static std::size_t BlockSize(std::size_t key, std::size_t value, bool token) {
+    return sizeof(Object) + (token ? sizeof(std::uint64_t) : 0) + key + value;
+  }
+  // Builds an object in `mem` (BlockSize bytes at least, 8-byte aligned).
+  static Object* Construct(void* mem, std::string_view key, std::string_view value,
+                           std::uint64_t token);
+  // Whether a value of `size` bytes fits a block of `capacity` bytes holding this key.
+  bool ValueFits(std::size_t capacity, std::size_t size) const {
+    return BlockSize(key_size(), size, has_token()) <= capacity;
+  }
+  // Replaces the value in place; the caller checked ValueFits.
+  void SetValue(std::string_view value);
 
   std::string_view key() const { return {bytes(), key_size()}; }
   std::string_view value() const { return {bytes() + key_size(), val_len_}; }
@@ -37,8 +44,6 @@ class Object : public TimerNode {
   std::int64_t expire_at() const { return deadline; }
   bool has_expire() const { return deadline != 0; }
   bool expired(std::int64_t now_ms) const { return deadline != 0 && deadline <= now_ms; }
-  // Bytes this object occupies on the heap (for INFO memory and the benchmark).
-  std::size_t allocated_bytes() const;
 
  private:
   Object() = default;
@@ -48,10 +53,11 @@ class Object : public TimerNode {
   std::size_t token_size() const { return has_token() ? sizeof(std::uint64_t) : 0; }
   const char* bytes() const { return reinterpret_cast<const char*>(this + 1) + token_size(); }
   char* bytes() { return reinterpret_cast<char*>(this + 1) + token_size(); }
-  std::size_t value_capacity() const;
 
   std::uint32_t key_len_ = 0;
   std::uint32_t val_len_ = 0;
 };
+
+static_assert(sizeof(Object) == 24);
 
 }  // namespace latch::store

@@ -7,19 +7,28 @@ namespace latch::store {
 
 std::uint64_t HashKey(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
-std::size_t ObjectHash::operator()(std::string_view key) const { return HashKey(key); }
-
-Shard::Shard(std::int64_t now_ms) : wheel_(now_ms) { set_.max_load_factor(kMaxLoadFactor); }
+Shard::Shard(std::int64_t now_ms)
+    : set_(NewSet()), wheel_(now_ms, decltype(wheel_)::kDefaultCascadeLimit, SlabSpace{&slab_}) {
+  set_.max_load_factor(kMaxLoadFactor);
+}
 
 Shard::~Shard() {
   watcher_ = nullptr;
   Clear();
 }
 
+Object* Shard::NewObject(std::string_view key, std::string_view value, std::uint64_t token) {
+  std::uint32_t handle;
+  std::size_t capacity;
+  void* mem = slab_.Allocate(Object::BlockSize(key.size(), value.size(), token != 0), &handle,
+                             &capacity);
+  return Object::Construct(mem, key, value, token);
+}
+
 Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
   auto it = set_.find(key, hash);
   if (it == set_.end()) return nullptr;
-  Object* o = *it;
+  Object* o = At(*it);
   if (o->expired(now_ms)) {
     ++mutations_;
     set_.erase(it);
@@ -38,14 +47,14 @@ Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
   if (watcher_ != nullptr) [[unlikely]] {
     granted = watcher_->OnKeyGone(*this, o->key(), hash, KeyWatcher::Reason::kExpired);
   }
-  Object::Destroy(o);
+  FreeObject(o);
   return granted;
 }
 
 Object* Shard::CreateLock(std::string_view key, std::string_view owner, std::uint64_t token) {
   ++mutations_;
-  Object* o = Object::Create(key, owner, token);
-  set_.insert(o);
+  Object* o = NewObject(key, owner, token);
+  set_.insert(Slab::HandleOf(o));
   return o;
 }
 
@@ -53,24 +62,28 @@ Object* Shard::Set(Object* existing, std::string_view key, std::string_view valu
                    bool keep_ttl) {
   ++mutations_;
   if (existing == nullptr) {
-    Object* o = Object::Create(key, value);
-    set_.insert(o);
+    Object* o = NewObject(key, value, 0);
+    set_.insert(Slab::HandleOf(o));
     return o;
   }
-  std::int64_t deadline = existing->deadline;
-  Object* o = Object::Assign(existing, value);
-  if (o != existing) {
-    // The block moved: swap the pointer in the set and the node on the wheel.
-    wheel_.Cancel(existing);
-    set_.erase(existing);
-    Object::Destroy(existing);
-    o->deadline = 0;
-    set_.insert(o);
-    if (keep_ttl && deadline != 0) wheel_.Schedule(o, deadline);
-  } else if (!keep_ttl && o->deadline != 0) {
-    wheel_.Cancel(o);
-    o->deadline = 0;
+  const std::uint32_t old_handle = Slab::HandleOf(existing);
+  if (existing->ValueFits(slab_.Capacity(old_handle), value.size())) {
+    existing->SetValue(value);
+    if (!keep_ttl && existing->deadline != 0) {
+      wheel_.Cancel(existing);
+      existing->deadline = 0;
+    }
+    return existing;
   }
+  // A new block (the value may be a view into the old one: build before freeing); swap the
+  // handle in the set and the node on the wheel.
+  const std::int64_t deadline = existing->deadline;
+  Object* o = NewObject(key, value, existing->token());
+  wheel_.Cancel(existing);
+  set_.erase(old_handle);
+  FreeObject(existing);
+  set_.insert(Slab::HandleOf(o));
+  if (keep_ttl && deadline != 0) wheel_.Schedule(o, deadline);
   return o;
 }
 
@@ -84,23 +97,22 @@ void Shard::SetDeadline(Object* o, std::int64_t deadline_ms) {
 void Shard::Erase(Object* o) {
   ++mutations_;
   wheel_.Cancel(o);
-  set_.erase(o);
+  set_.erase(Slab::HandleOf(o));
   if (watcher_ != nullptr) [[unlikely]] {
     watcher_->OnKeyGone(*this, o->key(), HashKey(o->key()), KeyWatcher::Reason::kDeleted);
   }
-  Object::Destroy(o);
+  FreeObject(o);
 }
 
 void Shard::Clear() {
   if (!set_.empty()) ++mutations_;
-  for (Object* o : set_) {
-    wheel_.Cancel(o);
-    Object::Destroy(o);
-  }
-  // A fresh table, so that FLUSHALL gives the buckets back too (clear() keeps them).
-  Set_ empty;
+  // Every block goes at once: the wheel forgets its nodes without visiting them, the slab
+  // unmaps its pages, and a fresh table gives the buckets back too (clear() keeps them).
+  wheel_.Reset();
+  Set_ empty = NewSet();
   empty.max_load_factor(kMaxLoadFactor);
   set_.swap(empty);
+  slab_.Clear();
   if (watcher_ != nullptr) [[unlikely]] watcher_->OnCleared(*this);
 }
 
@@ -108,7 +120,7 @@ std::size_t Shard::ExpireDue(std::int64_t now_ms, std::size_t budget) {
   return wheel_.Advance(now_ms, budget, [this](TimerNode* n) {
     Object* o = static_cast<Object*>(n);
     ++mutations_;
-    set_.erase(o);
+    set_.erase(Slab::HandleOf(o));
     OnExpired(o, watcher_ != nullptr ? HashKey(o->key()) : 0);
   });
 }

@@ -1,6 +1,6 @@
 #pragma once
-// One shard of the keyspace: a robin-hood hash set of Object pointers plus the timer wheel
-// of their TTLs. This is the Op layer: it never sees a socket or a reply; callers (the
+// One shard of the keyspace: a slab of objects (slab.h), a robin-hood hash set of their
+// 32-bit handles (8-byte buckets) and the timer wheel of their TTLs. This is the Op layer: it never sees a socket or a reply; callers (the
 // command handlers) hold mu() around every call and pass one `now` per command.
 //
 // Expiry: every lookup checks the deadline (lazy expiry), so a key is never visible after
@@ -16,28 +16,20 @@
 #include "store/fast_range_growth.h"
 #include "store/key_watcher.h"
 #include "store/object.h"
+#include "store/slab.h"
 #include "store/timer_wheel.h"
 
 namespace latch::store {
 
-struct ObjectHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view key) const;
-  std::size_t operator()(const Object* o) const { return (*this)(o->key()); }
-};
-
-struct ObjectEq {
-  using is_transparent = void;
-  static std::string_view K(std::string_view s) { return s; }
-  static std::string_view K(const Object* o) { return o->key(); }
-  template <class A, class B>
-  bool operator()(const A& a, const B& b) const {
-    return K(a) == K(b);
-  }
-};
-
 // 64-bit hash of a key: picks the shard (top bits), orders SCAN, indexes the set.
 std::uint64_t HashKey(std::string_view key);
+
+// The timer wheel's view of a slab: links are slab handles.
+struct SlabSpace {
+  const Slab* slab = nullptr;
+  TimerNode* Node(std::uint32_t h) const { return static_cast<TimerNode*>(slab->Get(h)); }
+  static std::uint32_t HandleOf(const TimerNode* n) { return Slab::HandleOf(n); }
+};
 
 class Shard {
  public:
@@ -81,20 +73,48 @@ class Shard {
 
   template <class Fn>
   void ForEach(Fn&& fn) const {
-    for (const Object* o : set_) fn(o);
+    for (std::uint32_t h : set_) fn(At(h));
   }
 
  private:
-  using Set_ = tsl::robin_set<Object*, ObjectHash, ObjectEq, std::allocator<Object*>, true,
-                              FastRangeGrowth>;
+  // The set holds handles; hashing and comparing look through them at the key. No hash is
+  // stored in the buckets (8 bytes instead of 12): a probe that meets another key reads it.
+  struct HandleHash {
+    using is_transparent = void;
+    const Slab* slab;
+    std::size_t operator()(std::string_view key) const { return HashKey(key); }
+    std::size_t operator()(std::uint32_t h) const {
+      return HashKey(static_cast<const Object*>(slab->Get(h))->key());
+    }
+  };
+  struct HandleEq {
+    using is_transparent = void;
+    const Slab* slab;
+    std::string_view K(std::string_view s) const { return s; }
+    std::string_view K(std::uint32_t h) const {
+      return static_cast<const Object*>(slab->Get(h))->key();
+    }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return K(a) == K(b);
+    }
+  };
+  using Set_ = tsl::robin_set<std::uint32_t, HandleHash, HandleEq, std::allocator<std::uint32_t>,
+                              false, FastRangeGrowth>;
   static constexpr float kMaxLoadFactor = 0.9f;
-  void Unlink(Object* o);
+
+  Object* At(std::uint32_t h) const { return static_cast<Object*>(slab_.Get(h)); }
+  Object* NewObject(std::string_view key, std::string_view value, std::uint64_t token);
+  // Gives the object's block back; it must be off the wheel and out of the set.
+  void FreeObject(Object* o) { slab_.Free(Slab::HandleOf(o)); }
+  Set_ NewSet() { return Set_(0, HandleHash{&slab_}, HandleEq{&slab_}); }
   // An object found past its deadline, already unlinked, leaves: counted, watcher told.
   Object* OnExpired(Object* o, std::uint64_t hash);
 
   std::mutex mu_;
+  Slab slab_;
   Set_ set_;
-  TimerWheel wheel_;
+  BasicTimerWheel<SlabSpace> wheel_;
   std::uint64_t expired_total_ = 0;
   std::uint64_t mutations_ = 0;
   KeyWatcher* watcher_ = nullptr;
