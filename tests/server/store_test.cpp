@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "store/handle_table.h"
 #include "store/keyspace.h"
 #include "store/object.h"
 #include "store/shard.h"
@@ -30,6 +31,67 @@ Object* Put(Shard& s, const std::string& key, const std::string& value, std::int
 
 Object* Get(Shard& s, const std::string& key, std::int64_t now) {
   return s.Find(key, HashKey(key), now);
+}
+
+TEST(HandleTable, MatchesAModelThroughGrowthAndDeletes) {
+  // Handles stand for keys "k<handle>"; hashes are drawn from a small range on purpose, so
+  // many keys share their low 32 bits (found only by comparing keys) and long runs form.
+  HandleTable t;
+  std::map<std::uint32_t, std::uint64_t> model;  // handle -> hash
+  std::mt19937_64 rng(11);
+  auto key_of = [](std::uint32_t h) { return "k" + std::to_string(h); };
+  auto find = [&](std::uint32_t h, std::uint64_t hash) {
+    return t.Find(key_of(h), hash, [&](std::uint32_t x) { return key_of(x); });
+  };
+  for (int step = 0; step < 60000; ++step) {
+    const auto handle = static_cast<std::uint32_t>(1 + rng() % 5000);
+    const std::uint64_t hash = rng() % 4 == 0 ? rng() % 64 : rng();
+    auto it = model.find(handle);
+    switch (rng() % 3) {
+      case 0:
+        if (it == model.end()) {
+          t.Insert(handle, hash);
+          model[handle] = hash;
+        }
+        break;
+      case 1:
+        if (it != model.end()) {
+          ASSERT_TRUE(t.Erase(handle, it->second));
+          model.erase(it);
+        } else {
+          ASSERT_FALSE(t.Erase(handle, hash));
+        }
+        break;
+      case 2:
+        if (it != model.end()) {
+          HandleTable::Slot* s = find(handle, it->second);
+          ASSERT_NE(s, nullptr) << "step " << step;
+          ASSERT_EQ(s->handle, handle);
+          if (rng() % 2) {
+            t.EraseSlot(s);
+            model.erase(it);
+          }
+        } else {
+          ASSERT_EQ(find(handle, hash), nullptr) << "step " << step;
+        }
+        break;
+    }
+    ASSERT_EQ(t.size(), model.size());
+    ASSERT_LE(t.size(), t.bucket_count() * HandleTable::kMaxLoad);
+  }
+  std::map<std::uint32_t, int> seen;
+  t.ForEach([&](std::uint32_t h) { ++seen[h]; });
+  ASSERT_EQ(seen.size(), model.size());
+  for (const auto& [h, hash] : model) {
+    EXPECT_EQ(seen[h], 1);
+    EXPECT_NE(find(h, hash), nullptr);
+  }
+  const std::size_t n = model.size();
+  EXPECT_GE(t.bucket_count(), n);
+  t.Reset();
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_EQ(t.bucket_count(), 0u);
+  EXPECT_EQ(find(1, 1), nullptr);
 }
 
 TEST(Slab, BlocksKeepTheirBytesAndHandlesRoundTrip) {

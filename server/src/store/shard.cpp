@@ -8,9 +8,7 @@ namespace latch::store {
 std::uint64_t HashKey(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
 Shard::Shard(std::int64_t now_ms)
-    : set_(NewSet()), wheel_(now_ms, decltype(wheel_)::kDefaultCascadeLimit, SlabSpace{&slab_}) {
-  set_.max_load_factor(kMaxLoadFactor);
-}
+    : wheel_(now_ms, decltype(wheel_)::kDefaultCascadeLimit, SlabSpace{&slab_}) {}
 
 Shard::~Shard() {
   watcher_ = nullptr;
@@ -26,12 +24,13 @@ Object* Shard::NewObject(std::string_view key, std::string_view value, std::uint
 }
 
 Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
-  auto it = set_.find(key, hash);
-  if (it == set_.end()) return nullptr;
-  Object* o = At(*it);
+  HandleTable::Slot* slot =
+      set_.Find(key, hash, [this](std::uint32_t h) { return At(h)->key(); });
+  if (slot == nullptr) return nullptr;
+  Object* o = At(slot->handle);
   if (o->expired(now_ms)) {
     ++mutations_;
-    set_.erase(it);
+    set_.EraseSlot(slot);
     wheel_.Cancel(o);
     return OnExpired(o, hash);
   }
@@ -54,7 +53,7 @@ Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
 Object* Shard::CreateLock(std::string_view key, std::string_view owner, std::uint64_t token) {
   ++mutations_;
   Object* o = NewObject(key, owner, token);
-  set_.insert(Slab::HandleOf(o));
+  set_.Insert(Slab::HandleOf(o), HashKey(key));
   return o;
 }
 
@@ -63,7 +62,7 @@ Object* Shard::Set(Object* existing, std::string_view key, std::string_view valu
   ++mutations_;
   if (existing == nullptr) {
     Object* o = NewObject(key, value, 0);
-    set_.insert(Slab::HandleOf(o));
+    set_.Insert(Slab::HandleOf(o), HashKey(key));
     return o;
   }
   const std::uint32_t old_handle = Slab::HandleOf(existing);
@@ -79,10 +78,11 @@ Object* Shard::Set(Object* existing, std::string_view key, std::string_view valu
   // handle in the set and the node on the wheel.
   const std::int64_t deadline = existing->deadline;
   Object* o = NewObject(key, value, existing->token());
+  const std::uint64_t hash = HashKey(key);
   wheel_.Cancel(existing);
-  set_.erase(old_handle);
+  set_.Erase(old_handle, hash);
   FreeObject(existing);
-  set_.insert(Slab::HandleOf(o));
+  set_.Insert(Slab::HandleOf(o), hash);
   if (keep_ttl && deadline != 0) wheel_.Schedule(o, deadline);
   return o;
 }
@@ -97,9 +97,10 @@ void Shard::SetDeadline(Object* o, std::int64_t deadline_ms) {
 void Shard::Erase(Object* o) {
   ++mutations_;
   wheel_.Cancel(o);
-  set_.erase(Slab::HandleOf(o));
+  const std::uint64_t hash = HashKey(o->key());
+  set_.Erase(Slab::HandleOf(o), hash);
   if (watcher_ != nullptr) [[unlikely]] {
-    watcher_->OnKeyGone(*this, o->key(), HashKey(o->key()), KeyWatcher::Reason::kDeleted);
+    watcher_->OnKeyGone(*this, o->key(), hash, KeyWatcher::Reason::kDeleted);
   }
   FreeObject(o);
 }
@@ -107,11 +108,9 @@ void Shard::Erase(Object* o) {
 void Shard::Clear() {
   if (!set_.empty()) ++mutations_;
   // Every block goes at once: the wheel forgets its nodes without visiting them, the slab
-  // unmaps its pages, and a fresh table gives the buckets back too (clear() keeps them).
+  // unmaps its pages, and the index frees its slots.
   wheel_.Reset();
-  Set_ empty = NewSet();
-  empty.max_load_factor(kMaxLoadFactor);
-  set_.swap(empty);
+  set_.Reset();
   slab_.Clear();
   if (watcher_ != nullptr) [[unlikely]] watcher_->OnCleared(*this);
 }
@@ -120,8 +119,9 @@ std::size_t Shard::ExpireDue(std::int64_t now_ms, std::size_t budget) {
   return wheel_.Advance(now_ms, budget, [this](TimerNode* n) {
     Object* o = static_cast<Object*>(n);
     ++mutations_;
-    set_.erase(Slab::HandleOf(o));
-    OnExpired(o, watcher_ != nullptr ? HashKey(o->key()) : 0);
+    const std::uint64_t hash = HashKey(o->key());
+    set_.Erase(Slab::HandleOf(o), hash);
+    OnExpired(o, hash);
   });
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// One shard of the keyspace: a slab of objects (slab.h), a robin-hood hash set of their
-// 32-bit handles (8-byte buckets) and the timer wheel of their TTLs. This is the Op layer: it never sees a socket or a reply; callers (the
+// One shard of the keyspace: a slab of objects (slab.h), an index of their 32-bit handles
+// (handle_table.h, 8-byte slots) and the timer wheel of their TTLs. This is the Op layer: it never sees a socket or a reply; callers (the
 // command handlers) hold mu() around every call and pass one `now` per command.
 //
 // Expiry: every lookup checks the deadline (lazy expiry), so a key is never visible after
@@ -11,9 +11,7 @@
 #include <mutex>
 #include <string_view>
 
-#include <tsl/robin_set.h>
-
-#include "store/fast_range_growth.h"
+#include "store/handle_table.h"
 #include "store/key_watcher.h"
 #include "store/object.h"
 #include "store/slab.h"
@@ -73,47 +71,20 @@ class Shard {
 
   template <class Fn>
   void ForEach(Fn&& fn) const {
-    for (std::uint32_t h : set_) fn(At(h));
+    set_.ForEach([&](std::uint32_t h) { fn(At(h)); });
   }
 
  private:
-  // The set holds handles; hashing and comparing look through them at the key. No hash is
-  // stored in the buckets (8 bytes instead of 12): a probe that meets another key reads it.
-  struct HandleHash {
-    using is_transparent = void;
-    const Slab* slab;
-    std::size_t operator()(std::string_view key) const { return HashKey(key); }
-    std::size_t operator()(std::uint32_t h) const {
-      return HashKey(static_cast<const Object*>(slab->Get(h))->key());
-    }
-  };
-  struct HandleEq {
-    using is_transparent = void;
-    const Slab* slab;
-    std::string_view K(std::string_view s) const { return s; }
-    std::string_view K(std::uint32_t h) const {
-      return static_cast<const Object*>(slab->Get(h))->key();
-    }
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      return K(a) == K(b);
-    }
-  };
-  using Set_ = tsl::robin_set<std::uint32_t, HandleHash, HandleEq, std::allocator<std::uint32_t>,
-                              false, FastRangeGrowth>;
-  static constexpr float kMaxLoadFactor = 0.9f;
-
   Object* At(std::uint32_t h) const { return static_cast<Object*>(slab_.Get(h)); }
   Object* NewObject(std::string_view key, std::string_view value, std::uint64_t token);
   // Gives the object's block back; it must be off the wheel and out of the set.
   void FreeObject(Object* o) { slab_.Free(Slab::HandleOf(o)); }
-  Set_ NewSet() { return Set_(0, HandleHash{&slab_}, HandleEq{&slab_}); }
   // An object found past its deadline, already unlinked, leaves: counted, watcher told.
   Object* OnExpired(Object* o, std::uint64_t hash);
 
   std::mutex mu_;
   Slab slab_;
-  Set_ set_;
+  HandleTable set_;
   BasicTimerWheel<SlabSpace> wheel_;
   std::uint64_t expired_total_ = 0;
   std::uint64_t mutations_ = 0;

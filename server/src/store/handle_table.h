@@ -1,0 +1,161 @@
+#pragma once
+// A shard's index: an open-addressing robin-hood table of 8-byte slots, each a 32-bit slab
+// handle (0 = empty) and the low 32 bits of its key's hash.
+//
+// Why not tsl::robin_set<uint32_t>: its bucket is a 16-bit probe distance, a flag and the
+// value (8 bytes) with no hash, so every probe that meets another key must read that key
+// from the slab (a cache miss per probe at 1M keys, ~2-5 probes at a 0.9 load), and a
+// rehash reads every key. Storing the hash's low bits instead of the distance costs nothing:
+// the distance follows from the hash (the slot it wanted), a probe reads a key only when 32
+// bits of hash match, and a rehash never touches a key.
+//
+// - The wanted slot is the hash's low 32 bits scaled to the slot count (one multiply, "fast
+//   range"), so the count need not be a power of two: the table grows by half under a 0.9
+//   load factor (1.1 to 1.7 slots per key; power-of-two tables at a 0.5 load leave 2 to 4).
+//   The shard's index in the keyspace comes from the hash's top bits, which this ignores.
+// - Robin hood insertion (an entry passes those closer to their wanted slot), lookups stop
+//   at the first entry closer to its own slot than the probe is, deletion shifts the
+//   following run back by one (no tombstones).
+// - Not thread-safe: one table per shard, used under the shard's lock.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <string_view>
+#include <utility>
+
+namespace latch::store {
+
+class HandleTable {
+ public:
+  struct Slot {
+    std::uint32_t handle;  // 0 = empty
+    std::uint32_t hash;    // low 32 bits of the key's hash
+  };
+
+  HandleTable() = default;
+  ~HandleTable() { std::free(slots_); }
+  HandleTable(const HandleTable&) = delete;
+  HandleTable& operator=(const HandleTable&) = delete;
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t bucket_count() const { return count_; }
+
+  // The slot holding the key, or nullptr. key_of(handle) returns the key of a handle; it is
+  // called only for entries whose stored hash matches.
+  template <class KeyOf>
+  Slot* Find(std::string_view key, std::uint64_t hash, KeyOf&& key_of) {
+    if (size_ == 0) return nullptr;
+    const auto h32 = static_cast<std::uint32_t>(hash);
+    std::size_t pos = Wanted(h32);
+    for (std::size_t dist = 0;; ++dist) {
+      Slot& s = slots_[pos];
+      if (s.handle == 0 || Distance(s, pos) < dist) return nullptr;
+      if (s.hash == h32 && key_of(s.handle) == key) return &s;
+      pos = Next(pos);
+    }
+  }
+
+  // Adds a handle whose key is not in the table.
+  void Insert(std::uint32_t handle, std::uint64_t hash) {
+    if (size_ + 1 > Capacity()) Grow();
+    Place(Slot{handle, static_cast<std::uint32_t>(hash)});
+    ++size_;
+  }
+
+  // Removes the entry found by Find.
+  void EraseSlot(Slot* s) {
+    std::size_t pos = static_cast<std::size_t>(s - slots_);
+    std::size_t next = Next(pos);
+    while (slots_[next].handle != 0 && Distance(slots_[next], next) > 0) {
+      slots_[pos] = slots_[next];
+      pos = next;
+      next = Next(next);
+    }
+    slots_[pos] = Slot{0, 0};
+    --size_;
+  }
+
+  // Removes `handle` (its key hashed to `hash`); the probe compares handles, not keys.
+  // Returns false when absent.
+  bool Erase(std::uint32_t handle, std::uint64_t hash) {
+    if (size_ == 0) return false;
+    std::size_t pos = Wanted(static_cast<std::uint32_t>(hash));
+    for (std::size_t dist = 0;; ++dist) {
+      Slot& s = slots_[pos];
+      if (s.handle == 0 || Distance(s, pos) < dist) return false;
+      if (s.handle == handle) {
+        EraseSlot(&s);
+        return true;
+      }
+      pos = Next(pos);
+    }
+  }
+
+  // Drops every entry and the slot array.
+  void Reset() {
+    std::free(slots_);
+    slots_ = nullptr;
+    count_ = size_ = 0;
+  }
+
+  template <class Fn>
+  void ForEach(Fn&& fn) const {
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (slots_[i].handle != 0) fn(slots_[i].handle);
+    }
+  }
+
+  static constexpr double kMaxLoad = 0.9;
+
+ private:
+  std::size_t Wanted(std::uint32_t h32) const {
+    return static_cast<std::size_t>((std::uint64_t{h32} * count_) >> 32);
+  }
+  std::size_t Next(std::size_t pos) const { return pos + 1 == count_ ? 0 : pos + 1; }
+  // How far the entry at pos is from the slot it wanted.
+  std::size_t Distance(const Slot& s, std::size_t pos) const {
+    const std::size_t wanted = Wanted(s.hash);
+    return pos >= wanted ? pos - wanted : pos + count_ - wanted;
+  }
+  std::size_t Capacity() const { return static_cast<std::size_t>(count_ * kMaxLoad); }
+
+  void Place(Slot entry) {
+    std::size_t pos = Wanted(entry.hash);
+    for (std::size_t dist = 0;; ++dist) {
+      Slot& s = slots_[pos];
+      if (s.handle == 0) {
+        s = entry;
+        return;
+      }
+      const std::size_t d = Distance(s, pos);
+      if (d < dist) {
+        std::swap(s, entry);
+        dist = d;
+      }
+      pos = Next(pos);
+    }
+  }
+
+  void Grow() {
+    const std::size_t count = count_ < 16 ? 16 : count_ + count_ / 2;
+    if (count > (std::size_t{1} << 32)) throw std::bad_alloc();  // Wanted() scales 32 bits
+    auto* slots = static_cast<Slot*>(std::calloc(count, sizeof(Slot)));
+    if (slots == nullptr) throw std::bad_alloc();
+    Slot* old = slots_;
+    const std::size_t old_count = count_;
+    slots_ = slots;
+    count_ = count;
+    for (std::size_t i = 0; i < old_count; ++i) {
+      if (old[i].handle != 0) Place(old[i]);
+    }
+    std::free(old);
+  }
+
+  Slot* slots_ = nullptr;
+  std::size_t count_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace latch::store
