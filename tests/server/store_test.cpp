@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
@@ -152,6 +153,72 @@ TEST(Slab, ClearDropsEverythingAndTheSlabServesAgain) {
   void* p = slab.Allocate(48, &h, &cap);
   std::memset(p, 'x', 48);
   EXPECT_EQ(slab.Get(h), p);
+}
+
+TEST(Slab, TrimReturnsOnlyPagesIdleForAWholeWindow) {
+  Slab slab;
+  constexpr std::int64_t t = 5'000'000;
+  std::vector<std::uint32_t> handles;
+  std::uint32_t h;
+  std::size_t cap;
+  for (int i = 0; i < 800; ++i) {
+    slab.Allocate(1000, &h, &cap);
+    handles.push_back(h);
+  }
+  ASSERT_EQ(slab.pages_in_use(), 200u);  // four 1000-byte blocks fit a page
+  for (std::uint32_t x : handles) slab.Free(x);
+  EXPECT_EQ(slab.warm_free_pages(), 200u);
+  slab.Trim(t);  // a window starts
+  // Churn within the window: half the pages are taken again and freed; the other half is
+  // idle the whole time.
+  for (int i = 0; i < 400; ++i) handles[static_cast<std::size_t>(i)] = [&] {
+    slab.Allocate(1000, &h, &cap);
+    return h;
+  }();
+  for (int i = 0; i < 400; ++i) slab.Free(handles[static_cast<std::size_t>(i)]);
+  slab.Trim(t + Slab::kIdleMs - 1);
+  EXPECT_EQ(slab.returned_pages(), 0u) << "nothing is returned within the first second";
+  slab.Trim(t + Slab::kIdleMs);
+  // 100 pages stayed idle the whole window; the warm reserve stays.
+  const std::size_t idle = 200 - 100;
+  EXPECT_EQ(slab.returned_pages(), idle - Slab::kWarmPages);
+  EXPECT_EQ(slab.warm_free_pages(), 200 - (idle - Slab::kWarmPages));
+  // A returned page serves again (the kernel gives a zero page on touch).
+  for (int i = 0; i < 800; ++i) {
+    char* p = static_cast<char*>(slab.Allocate(1000, &h, &cap));
+    std::memset(p, 'z', 1000);
+    ASSERT_EQ(Slab::HandleOf(p), h);
+  }
+  EXPECT_EQ(slab.returned_pages(), 0u);
+}
+
+std::size_t ResidentBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  unsigned long size = 0, resident = 0;
+  if (f != nullptr) {
+    if (std::fscanf(f, "%lu %lu", &size, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * 4096;
+}
+
+TEST(Slab, TrimGivesTheMemoryOfAMassDeleteBackToTheKernel) {
+  Slab slab;
+  std::vector<std::uint32_t> handles;
+  std::uint32_t h;
+  std::size_t cap;
+  for (int i = 0; i < 200'000; ++i) {  // ~64 MB of 320-byte blocks
+    std::memset(slab.Allocate(320, &h, &cap), 'x', 320);
+    handles.push_back(h);
+  }
+  const std::size_t full = ResidentBytes();
+  for (std::uint32_t x : handles) slab.Free(x);
+  std::int64_t now = 1'000'000;
+  for (int i = 0; i < 200 && slab.warm_free_pages() > Slab::kWarmPages; ++i, now += 100) {
+    slab.Trim(now);
+  }
+  EXPECT_EQ(slab.warm_free_pages(), Slab::kWarmPages);
+  EXPECT_LT(ResidentBytes() + 50'000'000, full) << "the pages' memory went back";
 }
 
 TEST(Shard, ObjectHoldsKeyValueAndTokenThroughRewrites) {

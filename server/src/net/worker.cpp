@@ -45,6 +45,7 @@ void Worker::Tick() {
     std::unique_lock lock(s.mu(), std::try_to_lock);
     if (!lock.owns_lock()) continue;
     if (s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) more = true;
+    s.Trim(now);
   }
   int timeout = state_.timeout.load();
   if (timeout > 0) {

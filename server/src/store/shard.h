@@ -58,6 +58,11 @@ class Shard {
   // Counts keys with a fencing token that expired (LOCK.ACQUIRE leases that ran out).
   void set_expired_lock_counter(std::atomic<std::uint64_t>* c) { expired_locks_ = c; }
 
+  // Gives idle empty pages back to the kernel, a bounded batch (Slab::Trim). Call it on the
+  // periodic tick.
+  void Trim(std::int64_t now_ms) { slab_.Trim(now_ms); }
+  const Slab& slab() const { return slab_; }
+
   // Reclaims up to `budget` keys whose deadline <= now. Returns how many.
   std::size_t ExpireDue(std::int64_t now_ms, std::size_t budget);
 

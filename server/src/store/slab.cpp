@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -65,9 +66,13 @@ std::uint32_t Slab::NewIndex() {
 
 std::uint32_t Slab::NewPage(std::uint8_t cls) {
   std::uint32_t page;
-  if (!free_pages_.empty()) {
-    page = free_pages_.back();
-    free_pages_.pop_back();
+  if (!dirty_.empty()) {
+    page = dirty_.back();
+    dirty_.pop_back();
+    min_dirty_ = std::min(min_dirty_, dirty_.size());
+  } else if (!clean_.empty()) {
+    page = clean_.back();
+    clean_.pop_back();
   } else {
     if (carve_left_ == 0) {
       void* m = mmap(nullptr, kChunkPages * kPageSize, PROT_READ | PROT_WRITE,
@@ -99,14 +104,36 @@ void Slab::ReleasePage(std::uint32_t page) {
   meta_[page].cls = kFreePage;
   --pages_in_use_;
   AddBytes(-static_cast<std::ptrdiff_t>(kPageSize));
-  char* base = pages_[page];
-  LATCH_POISON(base, kPageSize);
-  if (free_pages_.size() >= kWarmPages) {
-    // The page stays mapped (its index keeps its address); the kernel drops its memory and
-    // hands back a zero page on the next touch.
-    madvise(base, kPageSize, MADV_DONTNEED);
+  LATCH_POISON(pages_[page], kPageSize);
+  dirty_.push_back(page);
+}
+
+void Slab::Trim(std::int64_t now_ms) {
+  if (window_start_ < 0 || now_ms - window_start_ >= kIdleMs) {
+    // Pages that were never taken during the whole window: at least min_dirty_ of them.
+    if (window_start_ >= 0) to_return_ = min_dirty_ > kWarmPages ? min_dirty_ - kWarmPages : 0;
+    window_start_ = now_ms;
+    min_dirty_ = dirty_.size();
   }
-  free_pages_.push_back(page);
+  const std::size_t spare = dirty_.size() > kWarmPages ? dirty_.size() - kWarmPages : 0;
+  const std::size_t n = std::min({to_return_, kTrimBatch, spare});
+  if (n == 0) return;
+  // The oldest pages, in address order, so that neighbours go in one call. A page stays
+  // mapped (its index keeps its address); the kernel hands back a zero page on next touch.
+  std::vector<std::uint32_t> batch(dirty_.begin(), dirty_.begin() + static_cast<std::ptrdiff_t>(n));
+  dirty_.erase(dirty_.begin(), dirty_.begin() + static_cast<std::ptrdiff_t>(n));
+  std::sort(batch.begin(), batch.end(),
+            [this](std::uint32_t a, std::uint32_t b) { return pages_[a] < pages_[b]; });
+  std::size_t i = 0;
+  while (i < batch.size()) {
+    std::size_t j = i + 1;
+    while (j < batch.size() && pages_[batch[j]] == pages_[batch[j - 1]] + kPageSize) ++j;
+    madvise(pages_[batch[i]], (j - i) * kPageSize, MADV_DONTNEED);
+    i = j;
+  }
+  clean_.insert(clean_.end(), batch.begin(), batch.end());
+  to_return_ -= n;
+  min_dirty_ = std::min(min_dirty_, dirty_.size());
 }
 
 void Slab::PushPartial(std::uint32_t page) {
@@ -224,7 +251,10 @@ void Slab::Clear() {
   pages_.shrink_to_fit();
   meta_.assign(kFirstPage, PageMeta{});
   meta_.shrink_to_fit();
-  free_pages_ = {};
+  dirty_ = {};
+  clean_ = {};
+  to_return_ = 0;
+  min_dirty_ = 0;
   free_indices_ = {};
   for (auto& p : partial_) p = 0;
   carve_ = nullptr;
