@@ -4,8 +4,7 @@
 //
 // Why not tsl::robin_set<uint32_t>: its bucket is a 16-bit probe distance, a flag and the
 // value (8 bytes) with no hash, so every probe that meets another key must read that key
-// from the slab (a cache miss per probe at 1M keys, ~2-5 probes at a 0.9 load), and a
-// rehash reads every key. Storing the hash's low bits instead of the distance costs nothing:
+// from the slab (a likely cache miss with a million keys), and a rehash reads every key. Storing the hash's low bits instead of the distance costs nothing:
 // the distance follows from the hash (the slot it wanted), a probe reads a key only when 32
 // bits of hash match, and a rehash never touches a key.
 //
