@@ -1,5 +1,7 @@
 #include "server_state.h"
 
+#include <malloc.h>
+
 #include <random>
 
 namespace latch {
@@ -55,6 +57,13 @@ void ServerState::SyncHotOptions() {
   maxclients = options.maxclients;
   timeout = options.timeout;
   auth_required = !options.requirepass.empty();
+  maxmemory = options.maxmemory;
+  RefreshHeapBytes();
+}
+
+void ServerState::RefreshHeapBytes() {
+  const struct mallinfo2 mi = mallinfo2();
+  heap_bytes.store(mi.uordblks + mi.hblkhd, std::memory_order_relaxed);
 }
 
 bool ServerState::CheckPassword(std::string_view pass) {

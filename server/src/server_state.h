@@ -102,6 +102,18 @@ struct ServerState {
   std::atomic<int> maxclients;
   std::atomic<int> timeout;
   std::atomic<bool> auth_required;
+  std::atomic<std::int64_t> maxmemory;
+  // The malloc heap's bytes in use, refreshed by the tick and by CONFIG SET (mallinfo2 is
+  // too slow per command); the slabs' bytes are read live.
+  std::atomic<std::size_t> heap_bytes{0};
+
+  void RefreshHeapBytes();
+  // Used memory is over maxmemory (when set): commands flagged denyoom are refused.
+  bool OverMaxmemory() const {
+    const std::int64_t limit = maxmemory.load(std::memory_order_relaxed);
+    return limit > 0 && heap_bytes.load(std::memory_order_relaxed) + store::Slab::Bytes() >
+                            static_cast<std::size_t>(limit);
+  }
 
   void SyncHotOptions();  // call under options_mu after changing options
   bool CheckPassword(std::string_view pass);

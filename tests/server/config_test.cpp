@@ -229,6 +229,12 @@ TEST(ConfigTextTest, EveryErrorNamesFileLineTextAndReason) {
       {"enable-debug-command maybe", "argument(s) must be one of the following: no, yes, local"},
       {"hz -1", "argument must be between 0 and 2147483647 inclusive"},
       {"lua-time-limit -5", "argument must be between 0 and 9223372036854775807 inclusive"},
+      {"maxmemory lots", "argument must be a memory value"},
+      {"maxmemory-policy allkeys-lru",
+       "latchd never evicts keys (an evicted lock is a lost lock): only noeviction is supported"},
+      {"maxmemory-policy lru",
+       "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, "
+       "volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
   };
   for (const BadLine& c : cases) {
     const std::string text = std::string("port 7000\n# comment\n  ") + c.text + "  \nport 1\n";
@@ -268,6 +274,12 @@ TEST(LoadOptionsTest, NoArgumentsGiveTheDefaults) {
   const Options o = Load({});
   EXPECT_EQ(o.bind, "127.0.0.1");
   EXPECT_EQ(o.port, 6380);
+}
+
+TEST(LoadOptionsTest, MaxmemoryTakesAMemorySize) {
+  TempFile file("maxmemory 100mb\nmaxmemory-policy NoEviction\n");
+  EXPECT_EQ(Load({file.path()}).maxmemory, 100 * 1024 * 1024);
+  EXPECT_EQ(Load({file.path(), "--maxmemory", "1gb"}).maxmemory, 1024 * 1024 * 1024);
 }
 
 TEST(LoadOptionsTest, CommandLineOverridesTheFile) {
@@ -394,6 +406,8 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"enable-debug-command", "local"},
       {"hz", "20"},
       {"lua-time-limit", "100"},
+      {"maxmemory", "104857600"},
+      {"maxmemory-policy", "noeviction"},
       {"save", ""},
       {"appendonly", "no"},
   };

@@ -27,6 +27,10 @@ struct Options {
   bool enable_debug_command_local = false;
   int hz = 10;                      // active expiry passes per second (each bounded)
   std::int64_t lua_time_limit = 5000;  // ms
+  // Bytes of used memory (INFO used_memory) beyond which commands that can grow it
+  // (Redis's "denyoom" ones: SET, LOCK.ACQUIRE, ...) are refused with -OOM; 0 = no limit.
+  // Keys are never evicted: an evicted lock is a lost lock (maxmemory-policy noeviction).
+  std::int64_t maxmemory = 0;
 
   // Time source; null = the system clocks. Tests inject a ManualClock.
   std::shared_ptr<Clock> clock;

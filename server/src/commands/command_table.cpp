@@ -78,6 +78,24 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   return it == index_.end() ? nullptr : &specs_[it->second];
 }
 
+namespace {
+// maxmemory (noeviction), as Redis: over the limit, commands that can grow memory are refused,
+// and inside MULTI every command but EXEC, DISCARD, QUIT and RESET (a queue grows too). Not
+// checked for commands run by EXEC or a script (this thread holds every shard: EXEC checked
+// its queue, a script checks its first write) nor while a script is busy (BUSY answers).
+bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
+  const std::string_view name = spec.name;
+  const bool grows = (spec.flags & kCmdDenyOom) ||
+                     (ctx.session.in_multi && name != "exec" && name != "discard" &&
+                      name != "quit" && name != "reset");
+  if (!grows || store::ThisThreadHoldsAllShards() ||
+      ctx.server.script_busy.load(std::memory_order_relaxed)) {
+    return false;
+  }
+  return ctx.server.OverMaxmemory();
+}
+}  // namespace
+
 const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   const CommandSpec* spec = Find(ctx.args[0]);
   // Inside MULTI, a command rejected here also dooms the transaction (EXECABORT).
@@ -108,6 +126,10 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   }
   if (!ctx.session.authenticated && !(spec->flags & kCmdNoAuth)) {
     ctx.out.Error(errors::kNoAuth);
+    return nullptr;
+  }
+  if (ctx.server.maxmemory.load(std::memory_order_relaxed) > 0 && RefusedForMemory(*spec, ctx)) {
+    ctx.out.Error(errors::kOom);
     return nullptr;
   }
   // A script past lua-time-limit: one relaxed load on the fast path. The script's own

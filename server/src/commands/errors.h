@@ -21,6 +21,8 @@ inline constexpr std::string_view kAuthNotConfigured =
     "ERR AUTH <password> called without any password configured for the default user. Are "
     "you sure your configuration is correct?";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+inline constexpr std::string_view kOom =
+    "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";

@@ -88,6 +88,8 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     s.append("# Memory\r\n");
     Line(&s, "used_memory", used);
     Line(&s, "used_memory_rss", rss);
+    Line(&s, "maxmemory", static_cast<std::uint64_t>(st.maxmemory.load()));
+    Line(&s, "maxmemory_policy", std::string("noeviction"));
     Line(&s, "mem_allocator", std::string("libc"));
     s.append("\r\n");
   }

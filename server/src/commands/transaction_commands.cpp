@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands/command_table.h"
+#include "commands/errors.h"
 #include "commands/key_lock.h"
 
 namespace latch {
@@ -72,6 +73,23 @@ void UnwatchCommand(CommandContext& ctx) {
 void ExecCommand(CommandContext& ctx) {
   Session& s = ctx.session;
   if (!s.in_multi) return ctx.out.Error("ERR EXEC without MULTI");
+  // As Redis: over maxmemory, a transaction holding a command that can grow memory is
+  // discarded whole (checked before the queue's own errors).
+  if (ctx.server.OverMaxmemory() && !ctx.server.script_busy.load(std::memory_order_relaxed)) {
+    const CommandTable& table = *ctx.server.commands;
+    for (const auto& cmd : s.queued) {
+      const CommandSpec* spec = table.Find(cmd[0]);
+      if (spec != nullptr && spec->IsContainer() && cmd.size() >= 2) {
+        spec = spec->FindSubcommand(cmd[1]);
+      }
+      if (spec != nullptr && (spec->flags & kCmdDenyOom)) {
+        ResetMulti(s);
+        ClearWatches(s, ctx.server.watches);
+        return ctx.out.Error("EXECABORT Transaction discarded because of: " +
+                             std::string(errors::kOom));
+      }
+    }
+  }
   if (s.multi_error) {
     ResetMulti(s);
     ClearWatches(s, ctx.server.watches);

@@ -141,6 +141,19 @@ SetResult SetAppendonly(Options&, std::string_view value) {
   return std::string("latchd does not persist data: appendonly must be no");
 }
 
+// Redis's policies are all recognised so that a redis.conf reads with a clear reason; only
+// noeviction is accepted: evicting a key would silently free someone's lock.
+std::string GetMaxmemoryPolicy(const Options&) { return "noeviction"; }
+SetResult SetMaxmemoryPolicy(Options&, std::string_view value) {
+  const Parsed<int> parsed =
+      ParseEnum(value, {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+                        "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  if (std::get<int>(parsed) == 7) return std::nullopt;
+  return std::string(
+      "latchd never evicts keys (an evicted lock is a lost lock): only noeviction is supported");
+}
+
 constexpr std::array kDirectives = {
     ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false},
     ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
@@ -164,6 +177,9 @@ constexpr std::array kDirectives = {
     ConfigDirective{"hz", GetNumber<&Options::hz>, SetHz, true},
     ConfigDirective{"lua-time-limit", GetNumber<&Options::lua_time_limit>,
                     SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},
+    ConfigDirective{"maxmemory", GetNumber<&Options::maxmemory>,
+                    SetMemory<&Options::maxmemory, 0, kInt64Max>, true},
+    ConfigDirective{"maxmemory-policy", GetMaxmemoryPolicy, SetMaxmemoryPolicy, true},
     ConfigDirective{"save", GetSave, SetSave, true},
     ConfigDirective{"appendonly", GetAppendonly, SetAppendonly, true},
 };

@@ -47,6 +47,9 @@ void Worker::Tick() {
     if (s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) more = true;
     s.Trim(now);
   }
+  // maxmemory compares against the heap's bytes as of the last tick (mallinfo2 per command
+  // would cost more than the command).
+  if (state_.maxmemory.load(std::memory_order_relaxed) > 0) state_.RefreshHeapBytes();
   int timeout = state_.timeout.load();
   if (timeout > 0) {
     std::vector<Connection*> conns(connections_.begin(), connections_.end());

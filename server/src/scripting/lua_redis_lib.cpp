@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands/command_table.h"
+#include "commands/errors.h"
 #include "scripting/lua_bridge.h"
 #include "scripting/sha1.h"
 
@@ -70,6 +71,13 @@ bool RunCommand(lua_State* L, LuaRun& run) {
   if (spec->flags & kCmdWrite) {
     if (run.read_only) {
       PushErrorTable(L, "Write commands are not allowed from read-only scripts.");
+      return true;
+    }
+    // As Redis: over maxmemory, a script's first write may not be one that grows memory;
+    // once it has written, it runs to the end (stopping halfway would leave half a change).
+    if ((spec->flags & kCmdDenyOom) && !run.control->wrote.load(std::memory_order_relaxed) &&
+        caller.server.OverMaxmemory()) {
+      PushErrorTable(L, "-" + std::string(errors::kOom));
       return true;
     }
     run.control->wrote.store(true, std::memory_order_relaxed);

@@ -88,6 +88,7 @@ bool CompareAndPExpire(CommandContext& ctx, std::string_view key, std::string_vi
     PExpire(ctx, k, o, ttl);
     ctx.out.Integer(1);
   } else if (set_nx && o == nullptr) {
+    if (ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM for the first write
     SetPx(ctx, k, owner, ttl);
     ctx.out.Integer(1);
   } else {
@@ -153,6 +154,7 @@ bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
       return true;
     }
   }
+  if (acquire && ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM
   for (const KeyRef& k : lock.refs()) SetPx(ctx, k, argv[0], ttl);
   ctx.out.Integer(static_cast<std::int64_t>(keys.size()));
   return true;
