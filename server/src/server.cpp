@@ -15,6 +15,7 @@
 
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "config/config_directives.h"
 #include "metrics/metrics_http.h"
 #include "net/connection.h"
 #include "net/listener.h"
@@ -44,8 +45,7 @@ class ServerImpl {
       : clock_(o.clock ? o.clock : std::make_shared<SystemClock>()),
         threads_(ResolveThreads(o.io_threads)),
         shards_(ResolveShards(o.shards, threads_)),
-        state_(std::move(o), clock_, shards_, threads_),
-        acceptor_(accept_ctx_) {
+        state_(std::move(o), clock_, shards_, threads_) {
     state_.commands = &table_;
     state_.request_shutdown = [this] { RequestShutdown(); };
   }
@@ -69,12 +69,12 @@ class ServerImpl {
     accept_ctx_.restart();
     accept_ctx_.poll();
     accept_ctx_.restart();
-    state_.tcp_port = OpenListener(acceptor_, bind, port, 511, "server TCP");
+    const std::string first = OpenListeners(bind, port);
     if (metrics_port > 0) {
       try {
-        state_.metrics_port = metrics_.Start(bind, metrics_port);
+        state_.metrics_port = metrics_.Start(first, metrics_port);
       } catch (...) {
-        acceptor_.close();
+        acceptors_.clear();
         throw;
       }
     }
@@ -84,15 +84,15 @@ class ServerImpl {
       for (int s = i; s < state_.keyspace.shard_count(); s += threads_) shards.push_back(s);
       workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
     }
-    Accept();
+    for (auto& a : acceptors_) Accept(*a);
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
     running_ = true;
     shutdown_requested_ = false;
     SetStopped(false);
-    spdlog::info("Listening on {}:{} with {} io-threads and {} shards", bind, state_.tcp_port,
+    spdlog::info("Listening on {}:{} with {} io-threads and {} shards", first, state_.tcp_port,
                  threads_, state_.keyspace.shard_count());
     if (state_.metrics_port > 0) {
-      spdlog::info("Prometheus metrics on http://{}:{}/metrics", bind, state_.metrics_port);
+      spdlog::info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
     }
     return state_.tcp_port;
   }
@@ -127,8 +127,7 @@ class ServerImpl {
     // If Stop() already ended the accept thread, the post never runs, and Stop() itself
     // closed the acceptor and wakes Wait().
     asio::post(accept_ctx_, [this] {
-      boost::system::error_code ec;
-      acceptor_.close(ec);
+      CloseAcceptorsNow();
       SetStopped(true);
     });
   }
@@ -143,12 +142,45 @@ class ServerImpl {
   const Clock& clock() const { return *clock_; }
 
  private:
-  // On the acceptor's thread, which is the only one that touches acceptor_ once it runs.
+  // Opens one listener per bind address (all on one port: the first one's when port is 0)
+  // and returns the first address listened on. An address marked optional ('-') that the
+  // host does not have is skipped, as Redis does; any other failure throws.
+  std::string OpenListeners(const std::string& bind, int port) {
+    acceptors_.clear();
+    std::string first;
+    for (const config::BindAddress& a : config::SplitBindAddresses(bind)) {
+      auto acceptor = std::make_unique<tcp::acceptor>(accept_ctx_);
+      try {
+        port = OpenListener(*acceptor, a.address, port, 511, "server TCP");
+      } catch (const ListenError& e) {
+        namespace errc = boost::system::errc;
+        if (a.optional && (e.code() == errc::address_not_available ||
+                           e.code() == errc::address_family_not_supported ||
+                           e.code() == errc::protocol_not_supported)) {
+          spdlog::warn("Skipping optional bind address {}: {}", a.address, e.code().message());
+          continue;
+        }
+        acceptors_.clear();
+        throw;
+      }
+      if (first.empty()) first = a.address;
+      acceptors_.push_back(std::move(acceptor));
+    }
+    if (acceptors_.empty()) {
+      throw std::runtime_error("Could not create server TCP listening socket: none of the "
+                               "bind addresses '" + bind + "' is available");
+    }
+    state_.tcp_port = port;
+    return first;
+  }
+
+  // On the acceptors' thread, which is the only one that touches them once it runs.
   void CloseAcceptor() {
-    asio::post(accept_ctx_, [this] {
-      boost::system::error_code ec;
-      acceptor_.close(ec);
-    });
+    asio::post(accept_ctx_, [this] { CloseAcceptorsNow(); });
+  }
+  void CloseAcceptorsNow() {
+    boost::system::error_code ec;
+    for (auto& a : acceptors_) a->close(ec);
   }
 
   void SetStopped(bool stopped) {
@@ -159,14 +191,14 @@ class ServerImpl {
     if (stopped) wait_cv_.notify_all();
   }
 
-  void Accept() {
+  void Accept(tcp::acceptor& acceptor) {
     Worker& w = *workers_[next_worker_];
     next_worker_ = (next_worker_ + 1) % workers_.size();
-    acceptor_.async_accept(w.context(), [this, &w](const boost::system::error_code& ec,
-                                                   tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    acceptor.async_accept(w.context(), [this, &w, &acceptor](const boost::system::error_code& ec,
+                                                             tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (!ec) OnAccept(w, std::move(socket));
-      Accept();
+      Accept(acceptor);
     });
   }
 
@@ -196,7 +228,7 @@ class ServerImpl {
   ServerState state_;
   MetricsHttp metrics_{state_};
   asio::io_context accept_ctx_;
-  tcp::acceptor acceptor_;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors_;  // one per bind address
   std::thread accept_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::size_t next_worker_ = 0;

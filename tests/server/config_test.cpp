@@ -276,6 +276,20 @@ TEST(LoadOptionsTest, NoArgumentsGiveTheDefaults) {
   EXPECT_EQ(o.port, 6380);
 }
 
+TEST(LoadOptionsTest, BindTakesSeveralAddressesAsRedisDoes) {
+  TempFile file("bind 127.0.0.1   -::1\n");
+  EXPECT_EQ(Load({file.path()}).bind, "127.0.0.1 -::1");
+  EXPECT_EQ(Load({"--bind", "127.0.0.1", "-::1"}).bind, "127.0.0.1 -::1");
+  const ConfigDirective* bind = FindConfigDirective("bind");
+  Options o;
+  EXPECT_EQ(bind->set(o, "127.0.0.1 nonsense"), "'nonsense' is not an IP address");
+  std::string seventeen;
+  for (int i = 0; i < 17; ++i) seventeen += "127.0.0.1 ";
+  EXPECT_EQ(bind->set(o, seventeen), "Too many bind addresses specified.");
+  EXPECT_EQ(bind->set(o, "  "), "argument must be an address, not empty");
+  EXPECT_EQ(o.bind, "127.0.0.1") << "a refused value leaves the option as it was";
+}
+
 TEST(LoadOptionsTest, MaxmemoryTakesAMemorySize) {
   TempFile file("maxmemory 100mb\nmaxmemory-policy NoEviction\n");
   EXPECT_EQ(Load({file.path()}).maxmemory, 100 * 1024 * 1024);

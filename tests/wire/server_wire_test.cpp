@@ -334,6 +334,44 @@ TEST(ServerWire, StartsAgainAfterStopAndAfterShutdown) {
   EXPECT_EQ(d.Command("PING"), "+PONG\r\n") << "a third start accepts more than one client";
 }
 
+// redis.conf's form "bind 127.0.0.1 -::1": several addresses on one port, '-' marking one
+// that may be missing. 192.0.2.1 (TEST-NET-1, never assigned to a host) stands for a
+// missing address; nothing binds anywhere but 127.0.0.1.
+TEST(ServerWire, BindsEveryAddressAndSkipsOnlyMissingOptionalOnes) {
+  Options o;
+  o.port = 0;
+  o.io_threads = 1;
+  o.bind = "127.0.0.1 -192.0.2.1";
+  {
+    Server server(o);
+    const int port = server.start();
+    RawConnection c(port);
+    EXPECT_EQ(c.Command("PING"), "+PONG\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "GET", "bind"), "*2\r\n$4\r\nbind\r\n$20\r\n127.0.0.1 -192.0.2.1\r\n");
+  }
+  o.bind = "127.0.0.1 192.0.2.1";
+  {
+    Server server(o);
+    try {
+      server.start();
+      ADD_FAILURE() << "a required address that is missing must stop the start";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("192.0.2.1"), std::string::npos) << e.what();
+    }
+  }
+  o.bind = "-192.0.2.1";
+  {
+    Server server(o);
+    try {
+      server.start();
+      ADD_FAILURE() << "no address at all must stop the start";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("none of the bind addresses"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(ServerWire, ClientNameIdAndList) {
   EmbeddedServer server;
   RawConnection c(server.port());

@@ -9,9 +9,10 @@ namespace latch {
 class Clock;
 
 struct Options {
+  // Addresses separated by spaces, as redis.conf's bind; "-" before one makes it optional.
   std::string bind = "127.0.0.1";
   int port = 6380;            // 0 = pick a free port (Server::start() returns it)
-  int metrics_port = 0;       // Prometheus GET /metrics on bind:metrics_port; 0 = off
+  int metrics_port = 0;       // Prometheus GET /metrics on the first bind address; 0 = off
   int io_threads = 0;         // 0 = one per hardware thread
   int shards = 0;             // power of two; 0 = 16 per io thread, rounded up
   std::string requirepass;    // empty = no password

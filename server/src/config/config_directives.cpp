@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <limits>
 #include <variant>
+#include <vector>
+
+#include <boost/asio/ip/address.hpp>
 
 #include "config/config_values.h"
 #include "store/object.h"
@@ -67,10 +70,24 @@ SetResult SetString(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
+// Redis's form: up to 16 addresses separated by spaces, each optionally prefixed by '-'
+// (skipped at start-up when the address is not available, e.g. ::1 without IPv6).
 SetResult SetBind(Options& o, std::string_view value) {
-  // Options holds one address: refuse an empty one here rather than at bind time.
-  if (value.empty()) return std::string("argument must be an address, not empty");
-  o.bind = std::string(value);
+  const std::vector<BindAddress> addresses = SplitBindAddresses(value);
+  if (addresses.empty()) return std::string("argument must be an address, not empty");
+  if (addresses.size() > kMaxBindAddresses) return std::string("Too many bind addresses specified.");
+  for (const BindAddress& a : addresses) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(a.address, ec);
+    if (ec) return "'" + a.address + "' is not an IP address";
+  }
+  std::string joined;
+  for (const BindAddress& a : addresses) {
+    if (!joined.empty()) joined += ' ';
+    if (a.optional) joined += '-';
+    joined += a.address;
+  }
+  o.bind = std::move(joined);
   return std::nullopt;
 }
 
@@ -155,7 +172,7 @@ SetResult SetMaxmemoryPolicy(Options&, std::string_view value) {
 }
 
 constexpr std::array kDirectives = {
-    ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false},
+    ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false, true},
     ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
     ConfigDirective{"metrics-port", GetNumber<&Options::metrics_port>,
                     SetInteger<&Options::metrics_port, 0, 65535>, false},
@@ -187,6 +204,27 @@ constexpr std::array kDirectives = {
 }  // namespace
 
 std::span<const ConfigDirective> ConfigDirectives() { return kDirectives; }
+
+std::vector<BindAddress> SplitBindAddresses(std::string_view value) {
+  std::vector<BindAddress> out;
+  std::size_t i = 0;
+  while (i < value.size()) {
+    while (i < value.size() && value[i] == ' ') ++i;
+    std::size_t end = value.find(' ', i);
+    if (end == std::string_view::npos) end = value.size();
+    std::string_view word = value.substr(i, end - i);
+    i = end;
+    if (word.empty()) continue;
+    BindAddress a;
+    if (word.front() == '-') {
+      a.optional = true;
+      word.remove_prefix(1);
+    }
+    a.address = std::string(word);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
 
 const ConfigDirective* FindConfigDirective(std::string_view name) {
   for (const ConfigDirective& directive : kDirectives) {

@@ -10,10 +10,20 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "latch/options.h"
 
 namespace latch::config {
+
+// One address of the bind directive: "-::1" is {"::1", optional}.
+struct BindAddress {
+  std::string address;
+  bool optional = false;
+};
+inline constexpr std::size_t kMaxBindAddresses = 16;  // Redis's CONFIG_BINDADDR_MAX
+// Splits a bind value on spaces; empty words are dropped.
+std::vector<BindAddress> SplitBindAddresses(std::string_view value);
 
 struct ConfigDirective {
   std::string_view name;  // lower case, as in redis.conf
@@ -24,6 +34,8 @@ struct ConfigDirective {
   // False: only the config file and the command line may set it; CONFIG SET refuses with
   // "can't set immutable config".
   bool runtime_settable;
+  // True: takes one or more arguments, joined with single spaces (bind 127.0.0.1 -::1).
+  bool multi_argument = false;
 };
 
 // Every directive, in the order of conf/latchd.conf. The table is a constant.

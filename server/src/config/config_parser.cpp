@@ -59,6 +59,11 @@ std::string_view Trim(std::string_view s) {
 std::optional<std::string> ApplyDirective(const std::vector<std::string>& args, Options& options) {
   const ConfigDirective* directive = FindConfigDirective(args[0]);
   if (directive == nullptr) return std::string(kBadDirective);
+  if (directive->multi_argument && args.size() > 2) {
+    std::string joined = args[1];
+    for (std::size_t i = 2; i < args.size(); ++i) joined += " " + args[i];
+    return directive->set(options, joined);
+  }
   if (args.size() != 2) return std::string(kWrongArgumentCount);
   return directive->set(options, args[1]);
 }

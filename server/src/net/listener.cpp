@@ -9,16 +9,18 @@ int OpenListener(boost::asio::ip::tcp::acceptor& acceptor, const std::string& bi
   using boost::asio::ip::tcp;
   boost::system::error_code ec;
   auto addr = boost::asio::ip::make_address(bind, ec);
-  if (ec) throw std::runtime_error("invalid bind address '" + bind + "'");
+  if (ec) throw ListenError("invalid bind address '" + bind + "'", ec);
   tcp::endpoint ep(addr, static_cast<unsigned short>(port));
   acceptor.open(ep.protocol(), ec);
   if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor.bind(ep, ec);
   if (!ec) acceptor.listen(backlog, ec);
   if (ec) {
-    acceptor.close();
-    throw std::runtime_error("Could not create " + std::string(what) + " listening socket " +
-                             bind + ":" + std::to_string(port) + ": " + ec.message());
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    throw ListenError("Could not create " + std::string(what) + " listening socket " + bind +
+                          ":" + std::to_string(port) + ": " + ec.message(),
+                      ec);
   }
   return acceptor.local_endpoint().port();
 }
