@@ -1,7 +1,5 @@
 #include "server_state.h"
 
-#include <malloc.h>
-
 #include <random>
 
 namespace latch {
@@ -62,8 +60,7 @@ void ServerState::SyncHotOptions() {
 }
 
 void ServerState::RefreshHeapBytes() {
-  const struct mallinfo2 mi = mallinfo2();
-  heap_bytes.store(mi.uordblks + mi.hblkhd, std::memory_order_relaxed);
+  heap_bytes.store(store::HeapBytes(), std::memory_order_relaxed);
 }
 
 bool ServerState::CheckPassword(std::string_view pass) {

@@ -3,6 +3,10 @@
 #include "store/shard_guard.h"
 
 #include <malloc.h>
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// From the sanitizer runtime (GCC ships no header declaring it).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#endif
 
 #include <bit>
 #include <mutex>
@@ -10,10 +14,16 @@
 
 namespace latch::store {
 
-std::size_t UsedMemoryBytes() {
+std::size_t HeapBytes() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
   const struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd + Slab::Bytes();
+  return mi.uordblks + mi.hblkhd;
+#endif
 }
+
+std::size_t UsedMemoryBytes() { return HeapBytes() + Slab::Bytes(); }
 
 namespace {
 thread_local bool t_holds_all = false;

@@ -12,6 +12,9 @@
 
 namespace latch::store {
 
+// Bytes the malloc heap has handed out (mallinfo2; under ASan/TSan, whose allocator
+// mallinfo2 does not see, the sanitizer's own count).
+std::size_t HeapBytes();
 // Bytes in use in the process: the malloc heap plus every shard's slab pages (INFO
 // used_memory, the metrics' latch_used_memory_bytes).
 std::size_t UsedMemoryBytes();
