@@ -1,5 +1,12 @@
 // The API end to end over real HTTP: the reservation life cycle, hold expiry and bad input.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "demo_fixture.h"
@@ -238,6 +245,70 @@ TEST_P(ApiTest, BadInputGetsJsonErrorsAndTheServiceKeepsServing) {
   EXPECT_EQ(QueryInt("SELECT count(*) FROM reservations"), 0);
   EXPECT_EQ(HttpCall(port, "GET", "/health").status, 200);
   EXPECT_EQ(Reserve(port, event, "alice", {1}).status, 201);
+}
+
+// A loopback connection with 3-second read and write timeouts; -1 on failure.
+int ConnectWithTimeouts(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  timeval tv{3, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool SendAll(int fd, const std::string& data) {
+  std::size_t sent = 0;
+  while (sent < data.size()) {
+    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Reads until the end of a header block ("\r\n\r\n"), the peer's close or the timeout.
+std::string ReadHead(int fd) {
+  std::string got;
+  char c;
+  while (got.find("\r\n\r\n") == std::string::npos && ::recv(fd, &c, 1, 0) == 1) got += c;
+  return got;
+}
+
+// curl sends "Expect: 100-continue" for bodies over 1 KiB and waits (a second) for the
+// interim reply before sending the body.
+TEST_P(ApiTest, AnswersExpect100ContinueBeforeTheBody) {
+  int port = StartService();
+  ASSERT_NE(port, 0);
+  const std::string body = R"({"name":"expect","seats":3})";
+  int fd = ConnectWithTimeouts(port);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "POST /events HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                          "Expect: 100-continue\r\nConnection: close\r\nContent-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n"));
+  EXPECT_EQ(ReadHead(fd), "HTTP/1.1 100 Continue\r\n\r\n") << "asked for the body";
+  ASSERT_TRUE(SendAll(fd, body));
+  const std::string final_head = ReadHead(fd);
+  EXPECT_EQ(final_head.rfind("HTTP/1.1 201 ", 0), 0u) << final_head;
+  ::close(fd);
+
+  // A declared body over the limit is refused at once: no 100, the body is never sent.
+  fd = ConnectWithTimeouts(port);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "POST /events HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\n"
+                          "Content-Length: 10000000\r\n\r\n"));
+  const std::string refused = ReadHead(fd);
+  EXPECT_EQ(refused.rfind("HTTP/1.1 413 ", 0), 0u) << refused;
+  ::close(fd);
+  EXPECT_EQ(HttpCall(port, "GET", "/health").status, 200);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ApiTest,
