@@ -151,7 +151,7 @@ class ServerImpl {
     for (const config::BindAddress& a : config::SplitBindAddresses(bind)) {
       auto acceptor = std::make_unique<tcp::acceptor>(accept_ctx_);
       try {
-        port = OpenListener(*acceptor, a.address, port, 511, "server TCP");
+        port = OpenListener(*acceptor, config::ListenAddress(a), port, 511, "server TCP");
       } catch (const ListenError& e) {
         namespace errc = boost::system::errc;
         if (a.optional && (e.code() == errc::address_not_available ||
@@ -163,7 +163,7 @@ class ServerImpl {
         acceptors_.clear();
         throw;
       }
-      if (first.empty()) first = a.address;
+      if (first.empty()) first = config::ListenAddress(a);
       acceptors_.push_back(std::move(acceptor));
     }
     if (acceptors_.empty()) {

@@ -108,6 +108,17 @@ struct ServerState {
   std::atomic<std::size_t> heap_bytes{0};
 
   void RefreshHeapBytes();
+  // RefreshHeapBytes at most every 100 ms across all workers (mallinfo2 locks every arena;
+  // a worker re-ticks at once during a mass expiry).
+  void RefreshHeapBytesEvery100Ms(std::int64_t now_ms) {
+    std::int64_t last = heap_refreshed_ms.load(std::memory_order_relaxed);
+    if (now_ms - last < 100 ||
+        !heap_refreshed_ms.compare_exchange_strong(last, now_ms, std::memory_order_relaxed)) {
+      return;
+    }
+    RefreshHeapBytes();
+  }
+  std::atomic<std::int64_t> heap_refreshed_ms{0};
   // Used memory is over maxmemory (when set): commands flagged denyoom are refused.
   bool OverMaxmemory() const {
     const std::int64_t limit = maxmemory.load(std::memory_order_relaxed);

@@ -280,6 +280,7 @@ TEST(LoadOptionsTest, BindTakesSeveralAddressesAsRedisDoes) {
   TempFile file("bind 127.0.0.1   -::1\n");
   EXPECT_EQ(Load({file.path()}).bind, "127.0.0.1 -::1");
   EXPECT_EQ(Load({"--bind", "127.0.0.1", "-::1"}).bind, "127.0.0.1 -::1");
+  EXPECT_EQ(Load({"--bind", "*", "-::*"}).bind, "* -::*") << "Redis's wildcards";
   const ConfigDirective* bind = FindConfigDirective("bind");
   Options o;
   EXPECT_EQ(bind->set(o, "127.0.0.1 nonsense"), "'nonsense' is not an IP address");

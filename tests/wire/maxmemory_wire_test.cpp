@@ -48,7 +48,9 @@ TEST(MaxmemoryWire, FillsUpThenRefusesGrowingCommandsAndRecoversAfterDeletes) {
   ASSERT_EQ(refused, kOom) << "after " << stored << " locks";
   // Each lock costs well under 200 bytes here, so 2 MB hold more than 10000 of them.
   EXPECT_GT(stored, 10000);
-  EXPECT_LE(InfoField(c, "used_memory"), limit + 64 * 1024) << "stops at the limit";
+  // The slabs are counted live, the heap (where the index grows) as of the last refresh, at
+  // most 100 ms old: a burst can pass the limit by what the heap grew meanwhile.
+  EXPECT_LE(InfoField(c, "used_memory"), limit + 512 * 1024) << "stops near the limit";
 
   EXPECT_EQ(c.Command("LOCK.ACQUIRE", "lock:new", "owner", "10000"), kOom);
   EXPECT_EQ(c.Command("INCR", "counter"), kOom);

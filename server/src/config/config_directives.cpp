@@ -78,7 +78,7 @@ SetResult SetBind(Options& o, std::string_view value) {
   if (addresses.size() > kMaxBindAddresses) return std::string("Too many bind addresses specified.");
   for (const BindAddress& a : addresses) {
     boost::system::error_code ec;
-    boost::asio::ip::make_address(a.address, ec);
+    boost::asio::ip::make_address(ListenAddress(a), ec);
     if (ec) return "'" + a.address + "' is not an IP address";
   }
   std::string joined;
@@ -204,6 +204,12 @@ constexpr std::array kDirectives = {
 }  // namespace
 
 std::span<const ConfigDirective> ConfigDirectives() { return kDirectives; }
+
+std::string ListenAddress(const BindAddress& a) {
+  if (a.address == "*") return "0.0.0.0";
+  if (a.address == "::*") return "::";
+  return a.address;
+}
 
 std::vector<BindAddress> SplitBindAddresses(std::string_view value) {
   std::vector<BindAddress> out;

@@ -24,6 +24,8 @@ struct BindAddress {
 inline constexpr std::size_t kMaxBindAddresses = 16;  // Redis's CONFIG_BINDADDR_MAX
 // Splits a bind value on spaces; empty words are dropped.
 std::vector<BindAddress> SplitBindAddresses(std::string_view value);
+// The address to listen on: Redis's wildcards "*" and "::*" are 0.0.0.0 and ::.
+std::string ListenAddress(const BindAddress& a);
 
 struct ConfigDirective {
   std::string_view name;  // lower case, as in redis.conf

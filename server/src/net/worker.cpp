@@ -49,7 +49,9 @@ void Worker::Tick() {
   }
   // maxmemory compares against the heap's bytes as of the last tick (mallinfo2 per command
   // would cost more than the command).
-  if (state_.maxmemory.load(std::memory_order_relaxed) > 0) state_.RefreshHeapBytes();
+  if (state_.maxmemory.load(std::memory_order_relaxed) > 0) {
+    state_.RefreshHeapBytesEvery100Ms(now);
+  }
   int timeout = state_.timeout.load();
   if (timeout > 0) {
     std::vector<Connection*> conns(connections_.begin(), connections_.end());

@@ -154,7 +154,8 @@ bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
       return true;
     }
   }
-  if (acquire && ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM
+  // The script's first write is SET (denyoom), for extend too: Lua answers -OOM as Redis.
+  if (ctx.server.OverMaxmemory()) return false;
   for (const KeyRef& k : lock.refs()) SetPx(ctx, k, argv[0], ttl);
   ctx.out.Integer(static_cast<std::int64_t>(keys.size()));
   return true;

@@ -56,6 +56,12 @@ class HandleTable {
     }
   }
 
+  // Makes room for one more entry, so that the next Insert cannot throw (call it before
+  // allocating what will be inserted).
+  void ReserveOne() {
+    if (size_ + 1 > Capacity()) Grow();
+  }
+
   // Adds a handle whose key is not in the table.
   void Insert(std::uint32_t handle, std::uint64_t hash) {
     if (size_ + 1 > Capacity()) Grow();

@@ -51,20 +51,23 @@ Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
 }
 
 Object* Shard::CreateLock(std::string_view key, std::string_view owner, std::uint64_t token) {
-  ++mutations_;
+  set_.ReserveOne();  // a throw leaves nothing half-done
   Object* o = NewObject(key, owner, token);
+  ++mutations_;
   set_.Insert(Slab::HandleOf(o), HashKey(key));
   return o;
 }
 
 Object* Shard::Set(Object* existing, std::string_view key, std::string_view value,
                    bool keep_ttl) {
-  ++mutations_;
   if (existing == nullptr) {
+    set_.ReserveOne();  // a throw leaves nothing half-done
     Object* o = NewObject(key, value, 0);
+    ++mutations_;
     set_.Insert(Slab::HandleOf(o), HashKey(key));
     return o;
   }
+  ++mutations_;
   const std::uint32_t old_handle = Slab::HandleOf(existing);
   if (existing->ValueFits(slab_.Capacity(old_handle), value.size())) {
     existing->SetValue(value);

@@ -22,6 +22,9 @@ namespace latch::store {
 // 64-bit hash of a key: picks the shard (top bits), orders SCAN, indexes the set.
 std::uint64_t HashKey(std::string_view key);
 
+// The wheel's own heads take handles below kFirstSpaceHandle; the slab never hands those out.
+static_assert(Slab::kFirstHandle >= kFirstSpaceHandle);
+
 // The timer wheel's view of a slab: links are slab handles.
 struct SlabSpace {
   const Slab* slab = nullptr;

@@ -30,6 +30,12 @@ void WriteHeader(char* page, std::uint32_t index) {
   std::memcpy(page, &index, sizeof(index));
 }
 
+// reserve() with geometric growth (reserve(n) alone would reallocate on every call).
+template <class V>
+void ReserveFor(V& v, std::size_t n) {
+  if (v.capacity() < n) v.reserve(std::max(n, 2 * v.capacity()));
+}
+
 // The free list threads through freed slots: the first two bytes hold the next offset.
 std::uint16_t NextFree(const char* slot) {
   std::uint16_t next;
@@ -59,6 +65,7 @@ std::uint32_t Slab::NewIndex() {
     return i;
   }
   if (pages_.size() >= kMaxPages) throw std::bad_alloc();
+  ReserveFor(meta_, pages_.size() + 1);  // both grow or neither does
   pages_.push_back(nullptr);
   meta_.emplace_back();
   return static_cast<std::uint32_t>(pages_.size() - 1);
@@ -78,7 +85,12 @@ std::uint32_t Slab::NewPage(std::uint8_t cls) {
       void* m = mmap(nullptr, kChunkPages * kPageSize, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (m == MAP_FAILED) throw std::bad_alloc();
-      chunks_.push_back(static_cast<char*>(m));
+      try {
+        chunks_.push_back(static_cast<char*>(m));
+      } catch (...) {
+        munmap(m, kChunkPages * kPageSize);
+        throw;
+      }
       carve_ = static_cast<char*>(m);
       carve_left_ = kChunkPages;
       LATCH_POISON(carve_, kChunkPages * kPageSize);
@@ -96,6 +108,8 @@ std::uint32_t Slab::NewPage(std::uint8_t cls) {
   meta_[page].bump = kHeader >> kUnitShift;
   ++pages_in_use_;
   AddBytes(static_cast<std::ptrdiff_t>(kPageSize));
+  // Room for this page in the pool now, so that freeing its last block never allocates.
+  ReserveFor(dirty_, pages_in_use_ + dirty_.size());
   return page;
 }
 
@@ -133,7 +147,9 @@ void Slab::Trim(std::int64_t now_ms) {
   }
   clean_.insert(clean_.end(), batch.begin(), batch.end());
   to_return_ -= n;
-  min_dirty_ = std::min(min_dirty_, dirty_.size());
+  // The pages left idle since the window began are n fewer (pages released since then sit
+  // behind them and must not be counted as idle).
+  min_dirty_ = std::min(min_dirty_ > n ? min_dirty_ - n : 0, dirty_.size());
 }
 
 void Slab::PushPartial(std::uint32_t page) {
@@ -171,8 +187,8 @@ void* Slab::Allocate(std::size_t bytes, std::uint32_t* handle, std::size_t* capa
     pages_[index] = block;
     meta_[index] = PageMeta{};
     meta_[index].cls = kLargeBlock;
+    // Not added to Bytes(): the heap's own count (HeapBytes) already holds this block.
     const std::size_t usable = malloc_usable_size(block);
-    AddBytes(static_cast<std::ptrdiff_t>(usable));
     *handle = (index << kOffsetBits) | (kHeader >> kUnitShift);
     *capacity = usable - kHeader;
     return block + kHeader;
@@ -208,7 +224,6 @@ void Slab::Free(std::uint32_t handle) {
   PageMeta& m = meta_[page];
   if (m.cls == kLargeBlock) {
     char* block = pages_[page];
-    AddBytes(-static_cast<std::ptrdiff_t>(malloc_usable_size(block)));
     std::free(block);
     pages_[page] = nullptr;
     m = PageMeta{};

@@ -77,7 +77,8 @@ class Slab {
   static constexpr std::size_t kWarmPages = 64;     // empty pages always kept resident
   static constexpr std::int64_t kIdleMs = 1000;     // unused this long before returned
   static constexpr std::size_t kTrimBatch = 256;    // pages returned per Trim call at most
-  // Bytes held by all slabs of the process: pages in use plus large blocks (INFO used_memory).
+  // Bytes of pages in use by all slabs of the process (INFO used_memory adds the heap, which
+  // holds the large blocks).
   static std::size_t Bytes() { return total_bytes_.load(std::memory_order_relaxed); }
 
  private:

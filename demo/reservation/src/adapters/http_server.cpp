@@ -104,7 +104,8 @@ struct HttpServer::Impl {
         // A client that sent "Expect: 100-continue" (curl does for bodies over 1 KiB) waits
         // for this before sending the body (RFC 9110, 10.1.1); without it, curl stalls a
         // second per request. A declared body over the limit was already refused above.
-        if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        if (parser.get().version() >= 11 &&
+            beast::iequals(parser.get()[http::field::expect], "100-continue")) {
           http::response<http::empty_body> proceed{http::status::continue_,
                                                    parser.get().version()};
           auto [continue_ec, continue_bytes] = co_await http::async_write(
