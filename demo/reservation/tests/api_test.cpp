@@ -1,8 +1,5 @@
 // The API end to end over real HTTP: the reservation life cycle, hold expiry and bad input.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -249,20 +246,8 @@ TEST_P(ApiTest, BadInputGetsJsonErrorsAndTheServiceKeepsServing) {
 
 // A loopback connection with 3-second read and write timeouts; -1 on failure.
 int ConnectWithTimeouts(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  timeval tv{3, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
+  std::string error;
+  return ConnectLoopback(port, 3, &error);
 }
 
 bool SendAll(int fd, const std::string& data) {

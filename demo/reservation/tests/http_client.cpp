@@ -59,14 +59,13 @@ std::string HttpReply::header(const std::string& lower_name) const {
   return "";
 }
 
-HttpReply HttpRaw(int port, const std::string& raw) {
-  HttpReply failed;
+int ConnectLoopback(int port, int timeout_seconds, std::string* error) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    failed.error = "socket failed";
-    return failed;
+    *error = "socket failed";
+    return -1;
   }
-  timeval tv{kTimeoutSeconds, 0};
+  timeval tv{timeout_seconds, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   sockaddr_in addr{};
@@ -74,10 +73,17 @@ HttpReply HttpRaw(int port, const std::string& raw) {
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    failed.error = "connect failed: errno " + std::to_string(errno);
+    *error = "connect failed: errno " + std::to_string(errno);
     ::close(fd);
-    return failed;
+    return -1;
   }
+  return fd;
+}
+
+HttpReply HttpRaw(int port, const std::string& raw) {
+  HttpReply failed;
+  int fd = ConnectLoopback(port, kTimeoutSeconds, &failed.error);
+  if (fd < 0) return failed;
   std::size_t sent = 0;
   while (sent < raw.size()) {
     ssize_t n = ::send(fd, raw.data() + sent, raw.size() - sent, MSG_NOSIGNAL);

@@ -20,6 +20,9 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 HttpReply HttpCall(int port, const std::string& method, const std::string& target,
                    const std::string& body = "", const Headers& headers = {});
+// A loopback TCP connection to `port` with read and write timeouts; -1 on failure, with the
+// reason in *error.
+int ConnectLoopback(int port, int timeout_seconds, std::string* error);
 // Sends `raw` bytes as they are and parses whatever comes back (malformed-request tests).
 HttpReply HttpRaw(int port, const std::string& raw);
 

@@ -96,6 +96,15 @@ bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
 }
 }  // namespace
 
+const CommandSpec* CommandTable::FindCommand(std::span<const std::string> args) const {
+  if (args.empty()) return nullptr;
+  const CommandSpec* spec = Find(args[0]);
+  if (spec != nullptr && spec->IsContainer() && args.size() >= 2) {
+    spec = spec->FindSubcommand(args[1]);
+  }
+  return spec;
+}
+
 const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   const CommandSpec* spec = Find(ctx.args[0]);
   // Inside MULTI, a command rejected here also dooms the transaction (EXECABORT).

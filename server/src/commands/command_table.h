@@ -4,6 +4,7 @@
 // arity and authentication checks in one place, with Redis's error texts, before any
 // handler runs.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,9 @@ class CommandTable {
 
   void Add(CommandSpec spec);
   const CommandSpec* Find(std::string_view name) const;  // case-insensitive
+  // The spec a command line runs: a container's subcommand when one is named; nullptr when
+  // unknown. No arity or flag checks (Dispatch does those).
+  const CommandSpec* FindCommand(std::span<const std::string> args) const;
   template <class Fn>
   void ForEach(Fn&& fn) const {
     for (const auto& spec : specs_) fn(spec);

@@ -78,10 +78,7 @@ void ExecCommand(CommandContext& ctx) {
   if (ctx.server.OverMaxmemory() && !ctx.server.script_busy.load(std::memory_order_relaxed)) {
     const CommandTable& table = *ctx.server.commands;
     for (const auto& cmd : s.queued) {
-      const CommandSpec* spec = table.Find(cmd[0]);
-      if (spec != nullptr && spec->IsContainer() && cmd.size() >= 2) {
-        spec = spec->FindSubcommand(cmd[1]);
-      }
+      const CommandSpec* spec = table.FindCommand(cmd);
       if (spec != nullptr && (spec->flags & kCmdDenyOom)) {
         ResetMulti(s);
         ClearWatches(s, ctx.server.watches);

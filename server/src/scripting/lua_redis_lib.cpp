@@ -51,10 +51,7 @@ bool RunCommand(lua_State* L, LuaRun& run) {
   }
   CommandContext& caller = *run.caller;
   const CommandTable& table = *caller.server.commands;
-  const CommandSpec* spec = table.Find(args[0]);
-  if (spec != nullptr && spec->IsContainer() && args.size() >= 2) {
-    spec = spec->FindSubcommand(args[1]);
-  }
+  const CommandSpec* spec = table.FindCommand(args);
   if (spec == nullptr) {
     PushErrorTable(L, "Unknown Redis command called from script");
     return true;
