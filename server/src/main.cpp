@@ -17,6 +17,7 @@
 #include "config/config_parser.h"
 #include "config/log_setup.h"
 #include "latch/server.h"
+#include "net/fd_limit.h"
 
 namespace {
 
@@ -81,6 +82,9 @@ int main(int argc, char** argv) {
     spdlog::critical("Can't block SIGINT/SIGTERM, aborting.");
     return 1;
   }
+
+  // Before the server exists: it reads maxclients from the options it is given.
+  if (!latch::AdjustOpenFilesLimit(options)) return 1;
 
   latch::Server server(options);
   int port = 0;

@@ -8,6 +8,7 @@
 #include <bit>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <stdexcept>
@@ -197,8 +198,23 @@ class ServerImpl {
     acceptor.async_accept(w.context(), [this, &w, &acceptor](const boost::system::error_code& ec,
                                                              tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+      if (ec == asio::error::no_descriptors ||
+          ec == boost::system::errc::too_many_files_open_in_system) {
+        BackOffAccept(acceptor, ec);
+        return;
+      }
       if (!ec) OnAccept(w, std::move(socket));
       Accept(acceptor);
+    });
+  }
+
+  // Out of descriptors (EMFILE/ENFILE): the pending connection stays in the backlog and
+  // every retry would fail at once, so wait before the next accept instead of spinning.
+  void BackOffAccept(tcp::acceptor& acceptor, const boost::system::error_code& ec) {
+    spdlog::warn("Accepting client connection: accept: {}", ec.message());
+    auto timer = std::make_shared<asio::steady_timer>(accept_ctx_, std::chrono::milliseconds(100));
+    timer->async_wait([this, timer, &acceptor](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && acceptor.is_open()) Accept(acceptor);
     });
   }
 

@@ -53,6 +53,9 @@ void ServerState::SyncHotOptions() {
   proto_max_bulk_len = options.proto_max_bulk_len;
   client_query_buffer_limit = options.client_query_buffer_limit;
   maxclients = options.maxclients;
+  obuf_hard = options.client_output_buffer_limit[0].hard;
+  obuf_soft = options.client_output_buffer_limit[0].soft;
+  obuf_soft_seconds = options.client_output_buffer_limit[0].soft_seconds;
   timeout = options.timeout;
   auth_required = !options.requirepass.empty();
   maxmemory = options.maxmemory;

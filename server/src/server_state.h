@@ -48,6 +48,12 @@ struct ClientInfo {
   std::string name, lib_name, lib_ver;
   std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
   std::atomic<int> proto{2};
+  // Buffer sizes for CLIENT LIST, stored (relaxed) by the owning connection after each
+  // event: a snapshot, in Redis's field names.
+  struct Buffers {
+    std::atomic<std::size_t> qbuf{0}, qbuf_free{0}, rbs{0}, rbp{0};
+    std::atomic<std::size_t> obl{0}, oll{0}, omem{0}, tot_mem{0};
+  } buffers;
 };
 
 class ClientRegistry {
@@ -100,6 +106,9 @@ struct ServerState {
   std::atomic<std::int64_t> proto_max_bulk_len;
   std::atomic<std::int64_t> client_query_buffer_limit;
   std::atomic<int> maxclients;
+  // client-output-buffer-limit of the normal class.
+  std::atomic<std::uint64_t> obuf_hard{0}, obuf_soft{0};
+  std::atomic<std::int64_t> obuf_soft_seconds{0};
   std::atomic<int> timeout;
   std::atomic<bool> auth_required;
   std::atomic<std::int64_t> maxmemory;

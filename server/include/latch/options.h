@@ -1,5 +1,6 @@
 #pragma once
 // Server settings: the directives of latchd.conf, with redis.conf's names and defaults.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +21,18 @@ struct Options {
   int timeout = 0;            // idle seconds before a client is closed; 0 = never
   std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  // client-output-buffer-limit as redis.conf, per class (normal, replica, pubsub): a client
+  // is closed when its pending replies reach `hard` bytes, or stay at or over `soft` bytes
+  // for more than `soft_seconds` (0 = off). Only the normal class applies (latchd has no
+  // replicas and no pub/sub); the others are kept so that CONFIG GET shows what was set.
+  struct OutputBufferLimit {
+    std::uint64_t hard = 0;
+    std::uint64_t soft = 0;
+    std::int64_t soft_seconds = 0;
+  };
+  std::array<OutputBufferLimit, 3> client_output_buffer_limit = {
+      OutputBufferLimit{0, 0, 0}, OutputBufferLimit{256ULL << 20, 64ULL << 20, 60},
+      OutputBufferLimit{32ULL << 20, 8ULL << 20, 60}};
   std::string loglevel = "notice";  // debug | verbose | notice | warning | nothing
   std::string logfile;              // empty = standard output
   // enable-debug-command: no (both false), yes (enable_debug_command), local

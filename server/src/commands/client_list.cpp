@@ -1,16 +1,27 @@
 #include "commands/client_list.h"
 
 namespace latch {
+namespace {
+std::string Size(const std::atomic<std::size_t>& v) {
+  return std::to_string(v.load(std::memory_order_relaxed));
+}
+}  // namespace
 
 void AppendClientLine(const ClientInfo& c, std::int64_t now_mono_ms, std::string* out) {
   const std::string* cmd = c.last_cmd.load();
   std::int64_t age = (now_mono_ms - c.created_ms) / 1000;
   std::int64_t idle = (now_mono_ms - c.last_interaction_ms.load()) / 1000;
+  const ClientInfo::Buffers& b = c.buffers;
+  // qbuf: bytes read and not yet run; obl: replies not yet handed to a write; oll: 1 while
+  // a write is under way; omem: every reply byte not yet on the wire (what the output
+  // limits compare); tot-mem: the connection's object and buffers.
   out->append("id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
               " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" +
               std::to_string(age < 0 ? 0 : age) + " idle=" + std::to_string(idle < 0 ? 0 : idle) +
-              " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0"
-              " multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=" +
+              " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + Size(b.qbuf) +
+              " qbuf-free=" + Size(b.qbuf_free) + " argv-mem=0 multi-mem=0 rbs=" + Size(b.rbs) +
+              " rbp=" + Size(b.rbp) + " obl=" + Size(b.obl) + " oll=" + Size(b.oll) +
+              " omem=" + Size(b.omem) + " tot-mem=" + Size(b.tot_mem) + " events=r cmd=" +
               (cmd ? *cmd : std::string("NULL")) + " user=default redir=-1 resp=" +
               std::to_string(c.proto.load()) + " lib-name=" + c.lib_name +
               " lib-ver=" + c.lib_ver + "\n");

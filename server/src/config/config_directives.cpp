@@ -9,6 +9,7 @@
 #include <boost/asio/ip/address.hpp>
 
 #include "config/config_values.h"
+#include "config/output_buffer_limit.h"
 #include "store/object.h"
 
 namespace latch::config {
@@ -188,6 +189,8 @@ constexpr std::array kDirectives = {
                     SetMemory<&Options::proto_max_bulk_len, kOneMb, kMaxBulkLen>, true},
     ConfigDirective{"client-query-buffer-limit", GetNumber<&Options::client_query_buffer_limit>,
                     SetMemory<&Options::client_query_buffer_limit, kOneMb, kInt64Max>, true},
+    ConfigDirective{"client-output-buffer-limit", GetClientOutputBufferLimit,
+                    SetClientOutputBufferLimit, true, true},
     ConfigDirective{"loglevel", GetString<&Options::loglevel>, SetLoglevel, true},
     ConfigDirective{"logfile", GetString<&Options::logfile>, SetString<&Options::logfile>, false},
     ConfigDirective{"enable-debug-command", GetEnableDebugCommand, SetEnableDebugCommand, false},

@@ -3,18 +3,22 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
-#include <boost/asio/write.hpp>
-#include <cstring>
+#include <algorithm>
+#include <new>
 
+#include "commands/client_list.h"
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
 #include "net/worker.h"
 
 namespace latch {
 namespace {
-constexpr std::size_t kReadChunk = 16 * 1024;
-// A buffer that grew for one big request or reply shrinks back once drained.
+// An output buffer that grew for a big reply is given back once written.
 constexpr std::size_t kShrinkAbove = 1024 * 1024;
+// A batch stops running requests once its replies reach this (or the output limits, if
+// larger); the rest runs after the write. Bounds what a client that does not read can
+// make the server hold, with Redis's default of no output limit.
+constexpr std::size_t kPauseOutput = 64 * 1024 * 1024;
 }  // namespace
 
 Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
@@ -27,7 +31,6 @@ Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, 
   session_.info = std::move(info);
   session_.authenticated = !state_.auth_required.load();
   UpdateParserLimits();
-  rbuf_.resize(kReadChunk);
 }
 
 Connection::~Connection() { state_.clients.Remove(session_.info->id); }
@@ -47,7 +50,7 @@ void Connection::Start() {
   session_.info->created_ms = now;
   session_.info->last_interaction_ms = now;
   worker_.Register(this);
-  Pump();
+  SafePump();
 }
 
 void Connection::Close() {
@@ -65,12 +68,48 @@ void Connection::Close() {
   socket_.close(ec);
 }
 
-void Connection::CloseIfIdle(std::int64_t now_ms, int timeout_s) {
-  if (blocked_) return;  // a parked client is waiting on purpose, as in Redis
+void Connection::OnTick(std::int64_t now_ms, int timeout_s) {
+  if (closed_) return;
+  // A client that stopped reading adds no replies, but its soft limit still runs out.
+  if (PendingOutput() > 0 && CloseIfOverOutputLimit(now_ms)) return;
+  if (timeout_s <= 0 || blocked_) return;  // a parked client is waiting on purpose, as Redis
   if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
     spdlog::debug("Closing idle client id={}", session_.info->id);
     Close();
   }
+}
+
+bool Connection::CloseIfOverOutputLimit(std::int64_t now_ms) {
+  const OutputLimits limits{state_.obuf_hard.load(std::memory_order_relaxed),
+                            state_.obuf_soft.load(std::memory_order_relaxed),
+                            state_.obuf_soft_seconds.load(std::memory_order_relaxed)};
+  if (limits.hard == 0 && limits.soft == 0) return false;
+  if (!output_limit_.Exceeded(PendingOutput(), limits, now_ms)) return false;
+  PublishBufferSizes();
+  std::string line;
+  {
+    std::lock_guard lock(state_.clients.mu);
+    AppendClientLine(*session_.info, now_ms, &line);
+  }
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  spdlog::warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.",
+               line);
+  Close();
+  return true;
+}
+
+void Connection::PublishBufferSizes() {
+  ClientInfo::Buffers& b = session_.info->buffers;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  b.qbuf.store(rbuf_.size(), kRelaxed);
+  b.qbuf_free.store(rbuf_.free_space(), kRelaxed);
+  b.rbs.store(rbuf_.capacity(), kRelaxed);
+  b.rbp.store(rbuf_.peak(), kRelaxed);
+  b.obl.store(out_.size(), kRelaxed);
+  b.oll.store(sending_.size() > sent_ ? 1 : 0, kRelaxed);
+  b.omem.store(PendingOutput(), kRelaxed);
+  b.tot_mem.store(sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity(),
+                  kRelaxed);
 }
 
 void Connection::UpdateParserLimits() {
@@ -85,7 +124,9 @@ void Connection::Pump() {
   if (closed_) return;
   if (!blocked_ && !writing_) ProcessInput();
   fresh_now_ = false;  // requests run later (after a write, when unparked) read the clock
+  if (closed_) return;
   if (!writing_ && !out_.empty()) StartWrite();
+  PublishBufferSizes();
   if (session_.close_after_reply) {
     if (!writing_) Close();
     return;
@@ -94,24 +135,21 @@ void Connection::Pump() {
   if (!reading_ && (blocked_ || !writing_)) StartRead();
 }
 
-void Connection::StartRead() {
-  // Make room: drop consumed bytes, then grow for a large request in progress.
-  if (rstart_ == rend_) {
-    rstart_ = rend_ = 0;
-    if (rbuf_.size() > kShrinkAbove) {
-      rbuf_.resize(kReadChunk);
-      rbuf_.shrink_to_fit();
-    }
-  } else if (rstart_ > 0 && rbuf_.size() - rend_ < kReadChunk) {
-    std::memmove(rbuf_.data(), rbuf_.data() + rstart_, rend_ - rstart_);
-    rend_ -= rstart_;
-    rstart_ = 0;
+void Connection::SafePump() {
+  try {
+    Pump();
+  } catch (const std::exception& e) {
+    spdlog::warn("Closing client id={} after an internal failure: {}", session_.info->id,
+                 e.what());
+    Close();
   }
-  std::size_t want = std::max(kReadChunk, parser_.bytes_wanted());
-  if (rbuf_.size() - rend_ < want) rbuf_.resize(rend_ + want);
+}
+
+void Connection::StartRead() {
+  const std::span<char> room = rbuf_.PrepareRead(parser_.bytes_wanted());
   reading_ = true;
   socket_.async_read_some(
-      boost::asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
+      boost::asio::buffer(room.data(), room.size()),
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
         self->OnRead(ec, n);
       });
@@ -123,50 +161,73 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
     Close();
     return;
   }
-  rend_ += n;
+  rbuf_.Commit(n);
   state_.stats.net_input_bytes.fetch_add(n, std::memory_order_relaxed);
   now_ = state_.clock->Now();
   fresh_now_ = true;
   session_.info->last_interaction_ms.store(now_.mono_ms, std::memory_order_relaxed);
-  if (rend_ - rstart_ > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
+  if (rbuf_.size() > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
     spdlog::warn("Closing client id={} that reached max query buffer length",
                  session_.info->id);
     Close();
     return;
   }
-  Pump();
+  SafePump();
 }
 
+// Takes everything appended so far into sending_ and writes it; replies appended meanwhile
+// wait in out_ for the next write.
 void Connection::StartWrite() {
+  if (sent_ == sending_.size()) {
+    sending_.clear();
+    sending_.swap(out_);
+    sent_ = 0;
+  }
   writing_ = true;
-  state_.stats.net_output_bytes.fetch_add(out_.size(), std::memory_order_relaxed);
-  boost::asio::async_write(
-      socket_, boost::asio::buffer(out_),
-      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-        self->writing_ = false;
-        if (ec || self->closed_) {
-          self->Close();
-          return;
-        }
-        self->out_.clear();
-        if (self->out_.capacity() > kShrinkAbove) self->out_.shrink_to_fit();
-        self->Pump();
+  socket_.async_write_some(
+      boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
+      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+        self->OnWrite(ec, n);
       });
 }
 
+void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
+  writing_ = false;
+  if (ec || closed_) {
+    Close();
+    return;
+  }
+  sent_ += n;
+  state_.stats.net_output_bytes.fetch_add(n, std::memory_order_relaxed);
+  if (sent_ < sending_.size()) {
+    StartWrite();
+    PublishBufferSizes();
+    return;
+  }
+  sending_.clear();
+  sent_ = 0;
+  if (sending_.capacity() > kShrinkAbove) std::string().swap(sending_);
+  if (out_.empty() && out_.capacity() > kShrinkAbove) std::string().swap(out_);
+  SafePump();
+}
+
 void Connection::ProcessInput() {
-  while (rstart_ < rend_ && !session_.close_after_reply && !blocked_) {
+  const std::size_t pause_at = std::max<std::size_t>(
+      {kPauseOutput, state_.obuf_hard.load(std::memory_order_relaxed),
+       state_.obuf_soft.load(std::memory_order_relaxed)});
+  while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_ &&
+         out_.size() < pause_at) {
     if (parser_authenticated_ != session_.authenticated) UpdateParserLimits();
-    std::string_view pending(rbuf_.data() + rstart_, rend_ - rstart_);
-    switch (parser_.Parse(pending)) {
+    switch (parser_.Parse(std::string_view(rbuf_.data(), rbuf_.size()))) {
       case protocol::RequestParser::Result::kNeedMore:
         return;
       case protocol::RequestParser::Result::kEmpty:
-        rstart_ += parser_.consumed();
+        rbuf_.Consume(parser_.consumed());
         break;
       case protocol::RequestParser::Result::kCommand:
         Execute(parser_.args());
-        rstart_ += parser_.consumed();
+        rbuf_.Consume(parser_.consumed());
+        if (!out_.empty() && CloseIfOverOutputLimit(now_.mono_ms)) return;
         break;
       case protocol::RequestParser::Result::kError:
         writer_.Error(parser_.error());
@@ -185,7 +246,19 @@ void Connection::Execute(std::span<const std::string_view> args) {
   if (!fresh_now_) now_ = state_.clock->NowSameWallOffset();
   fresh_now_ = false;
   CommandContext ctx{args, writer_, session_, state_, now_, this};
-  state_.commands->Dispatch(ctx);
+  const std::size_t reply_start = out_.size();
+  try {
+    state_.commands->Dispatch(ctx);
+  } catch (const std::bad_alloc&) {
+    // Out of memory in the middle of a command (the slab, a reply): the locks it held are
+    // released by unwinding; its partial reply is dropped, the client told -OOM and closed
+    // (what it had queued or half done is not trustworthy), every other client served on.
+    out_.resize(reply_start);
+    writer_.Error(errors::kOom);
+    session_.close_after_reply = true;
+    spdlog::warn("Out of memory running a command of client id={}: replied -OOM, closing it",
+                 session_.info->id);
+  }
   state_.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -217,7 +290,8 @@ void Connection::Unblock(const BlockedClient::Writer& write) {
   blocked_.reset();
   block_timer_.cancel();
   if (write) write(writer_);
-  Pump();
+  if (CloseIfOverOutputLimit(state_.clock->MonoMs())) return;
+  SafePump();
 }
 
 }  // namespace latch

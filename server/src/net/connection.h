@@ -1,11 +1,18 @@
 #pragma once
 // One client socket, pinned to one worker for its whole life.
 //
-// Flow: read a batch, run every complete request in it, write all their replies at once,
-// and read again only when that write has completed: a pipelining client's pending output
-// is bounded by one batch's replies (backpressure). A client parked by a blocking command
-// keeps reading (to notice a disconnect, buffering further requests up to
-// client-query-buffer-limit) but runs nothing until it is unparked. Included only by net/.
+// Flow: read a batch, run the complete requests in it, write their replies at once, and
+// read again only when that write has completed (backpressure). A batch stops early once
+// its replies reach kPauseOutput (or the configured output limits, if larger), so a
+// pipelining client that does not read cannot make the server run its requests ahead.
+// A client parked by a blocking command keeps reading (to notice a disconnect, buffering
+// further requests up to client-query-buffer-limit) but runs nothing until it is unparked.
+//
+// Two output buffers, as Redis keeps its reply apart from what is on the wire (sentlen):
+// replies are appended to out_; a write takes all of out_ into sending_ and writes from
+// there, tracking sent_. A reply that arrives outside the read-execute-write cycle (a
+// parked LOCK.ACQUIRE granted, its timeout) is appended to out_ while a write may be in
+// flight, and goes out with the next write. Included only by net/.
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
@@ -15,6 +22,8 @@
 #include "commands/command_table.h"
 #include "commands/context.h"
 #include "latch/protocol/request_parser.h"
+#include "net/output_limit.h"
+#include "net/read_buffer.h"
 #include "server_state.h"
 
 namespace latch {
@@ -30,21 +39,32 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   void Start();
   // Closes the socket; pending handlers finish with an error. Worker thread only.
   void Close();
-  // Worker thread only: closes the connection when it has been idle longer than timeout_s.
-  void CloseIfIdle(std::int64_t now_ms, int timeout_s);
+  // Worker thread only, from the periodic tick: closes the connection when it has been
+  // idle longer than timeout_s (0: never), or when its pending output has stayed over the
+  // soft output limit for too long.
+  void OnTick(std::int64_t now_ms, int timeout_s);
 
   std::shared_ptr<BlockedClient> Block(std::int64_t timeout_ms) override;
 
  private:
   // Decides the next step after any event: run buffered requests, write, read or close.
   void Pump();
+  // Pump() behind the exception boundary: a failure (std::bad_alloc) closes this client
+  // only, and the worker keeps serving the others.
+  void SafePump();
   void StartRead();
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
+  void OnWrite(const boost::system::error_code& ec, std::size_t n);
   void ProcessInput();
   void Execute(std::span<const std::string_view> args);
   void UpdateParserLimits();
   void Unblock(const BlockedClient::Writer& write);
+  // Replies not yet on the wire: out_ plus the unsent part of sending_ (Redis's omem).
+  std::size_t PendingOutput() const { return out_.size() + sending_.size() - sent_; }
+  // client-output-buffer-limit: logs and closes the client when it is over; true then.
+  bool CloseIfOverOutputLimit(std::int64_t now_ms);
+  void PublishBufferSizes();
 
   boost::asio::ip::tcp::socket socket_;
   ServerState& state_;
@@ -52,9 +72,11 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   Session session_;
   protocol::RequestParser parser_;
   protocol::ReplyWriter writer_;
-  std::vector<char> rbuf_;
-  std::size_t rstart_ = 0, rend_ = 0;
-  std::string out_;
+  ReadBuffer rbuf_;
+  std::string out_;      // replies being appended (ReplyWriter's target)
+  std::string sending_;  // replies being written; sent_ bytes of it are on the wire
+  std::size_t sent_ = 0;
+  OutputLimitTracker output_limit_;
   bool closed_ = false;
   bool reading_ = false;
   bool writing_ = false;

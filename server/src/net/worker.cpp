@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <malloc.h>
+
 #include <boost/asio/post.hpp>
 #include <mutex>
 
@@ -21,7 +23,17 @@ void Worker::Start(std::vector<int> shards) {
   thread_ = std::thread([this] {
     auto guard = boost::asio::make_work_guard(ctx_);
     (void)guard;
-    ctx_.run();
+    // The exception boundary of the thread: a failure that escapes a handler (connections
+    // catch their own, see Connection::SafePump) is logged and the loop goes on serving,
+    // instead of std::terminate ending every client's session.
+    for (;;) {
+      try {
+        ctx_.run();
+        return;
+      } catch (const std::exception& e) {
+        spdlog::error("Worker {}: a handler failed ({}); serving on", index_, e.what());
+      }
+    }
   });
 }
 
@@ -52,11 +64,12 @@ void Worker::Tick() {
   if (state_.maxmemory.load(std::memory_order_relaxed) > 0) {
     state_.RefreshHeapBytesEvery100Ms(now);
   }
-  int timeout = state_.timeout.load();
-  if (timeout > 0) {
+  const int timeout = state_.timeout.load();
+  if (timeout > 0 || state_.obuf_soft.load(std::memory_order_relaxed) > 0) {
     std::vector<Connection*> conns(connections_.begin(), connections_.end());
-    for (Connection* c : conns) c->CloseIfIdle(now, timeout);
+    for (Connection* c : conns) c->OnTick(now, timeout);
   }
+  TrimHeapAfterCloses();
   int hz = 10;
   {
     std::lock_guard lock(state_.options_mu);
@@ -70,6 +83,20 @@ void Worker::Tick() {
     period = std::chrono::milliseconds(1);
   }
   ScheduleTick(more ? std::chrono::milliseconds(0) : period);
+}
+
+// After many clients went away (a connection storm), their freed buffers are scattered over
+// malloc's arenas, where they keep the RSS up: malloc_trim gives the free pages back. At
+// most once a second, and only after closes, so a steady load pays nothing.
+// Real time, not the injected clock: this is about the process, not about keys.
+void Worker::TrimHeapAfterCloses() {
+  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::steady_clock::now().time_since_epoch())
+                                  .count();
+  if (closed_since_trim_ < kClosesBeforeTrim || now_ms - last_trim_ms_ < 1000) return;
+  closed_since_trim_ = 0;
+  last_trim_ms_ = now_ms;
+  malloc_trim(0);
 }
 
 void Worker::Shutdown() {

@@ -28,11 +28,16 @@ class Worker {
 
   // Worker-thread only.
   void Register(Connection* c) { connections_.insert(c); }
-  void Unregister(Connection* c) { connections_.erase(c); }
+  void Unregister(Connection* c) {
+    connections_.erase(c);
+    ++closed_since_trim_;
+  }
 
  private:
   void ScheduleTick(std::chrono::milliseconds delay);
   void Tick();
+  void TrimHeapAfterCloses();
+  static constexpr std::size_t kClosesBeforeTrim = 64;
 
   int index_;
   ServerState& state_;
@@ -42,6 +47,8 @@ class Worker {
   std::vector<int> shards_;
   std::unordered_set<Connection*> connections_;
   bool stopping_ = false;
+  std::size_t closed_since_trim_ = 0;
+  std::int64_t last_trim_ms_ = -1000;
 };
 
 }  // namespace latch

@@ -1,0 +1,55 @@
+#include "net/read_buffer.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace latch {
+
+ReadBuffer::~ReadBuffer() { std::free(data_); }
+
+std::span<char> ReadBuffer::PrepareRead(std::size_t wanted) {
+  if (start_ == end_) {
+    start_ = end_ = 0;
+    if (capacity_ > kShrinkAbove) Release();
+  }
+  // A big bulk in progress: read as much as is held already (the buffer doubles as the
+  // bytes come), never more than the request still needs. Otherwise one chunk.
+  std::size_t room = kChunk;
+  if (wanted > kChunk) room = std::min(wanted, std::max(kChunk, size()));
+  if (capacity_ - end_ < room && start_ > 0) {
+    std::memmove(data_, data_ + start_, end_ - start_);
+    end_ -= start_;
+    start_ = 0;
+  }
+  if (capacity_ - end_ < room) Reallocate(end_ + room);
+  return {data_ + end_, capacity_ - end_};
+}
+
+void ReadBuffer::Commit(std::size_t n) {
+  end_ += n;
+  peak_ = std::max(peak_, size());
+}
+
+void ReadBuffer::Consume(std::size_t n) {
+  start_ += n;
+  if (start_ == end_) start_ = end_ = 0;
+}
+
+void ReadBuffer::Release() {
+  if (start_ != end_) return;
+  std::free(data_);
+  data_ = nullptr;
+  capacity_ = start_ = end_ = 0;
+}
+
+void ReadBuffer::Reallocate(std::size_t capacity) {
+  // realloc, not a vector: no zero fill, and a large block moves by remapping pages.
+  void* p = std::realloc(data_, capacity);
+  if (p == nullptr) throw std::bad_alloc();
+  data_ = static_cast<char*>(p);
+  capacity_ = capacity;
+}
+
+}  // namespace latch

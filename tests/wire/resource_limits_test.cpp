@@ -1,0 +1,155 @@
+// What one client can make a latchd process spend, measured on the process itself (issue
+// 16, items 3, 4 and 6; issue 9, item 4): declared-but-unsent bulks, descriptors under a
+// small `ulimit -n`, RSS after a connection storm, and an allocation failure in a command.
+// LATCHD_UNDER_TEST=<older latchd> runs them against another build.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/process_stats.h"
+#include "support/raw_connection.h"
+#include "support/server_process.h"
+#include "support/tcp_socket.h"
+#include "support/wire_expect.h"
+
+namespace latch::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+ServerProcess StartLatchd(const std::string& shell_prefix, std::vector<std::string> extra = {}) {
+  return ServerProcess("latchd", [=](int port) {
+    std::string cmd = shell_prefix + " exec '" + LatchdUnderTest() + "' --port " +
+                      std::to_string(port) + " --bind 127.0.0.1 --io-threads 2";
+    for (const std::string& a : extra) cmd += " '" + a + "'";
+    return std::vector<std::string>{"/bin/bash", "-c", cmd};
+  });
+}
+
+// Redis allocates a bulk's buffer only as its bytes arrive; eight clients declaring 512 MB
+// and sending two bytes used to cost 4.2 GB of RSS.
+TEST(ResourceLimits, DeclaredHugeBulksCostLittle) {
+  ServerProcess latchd = StartLatchd("");
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  RawConnection admin(latchd.port());
+  ASSERT_EQ(admin.Command("PING"), "+PONG\r\n");
+  const std::int64_t before = RssBytes(latchd.pid());
+  std::vector<TcpSocket> clients;
+  for (int i = 0; i < 8; ++i) {
+    clients.emplace_back(latchd.port());
+    ASSERT_TRUE(clients.back().SendAll("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$536870912\r\nab"));
+  }
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(admin.Command("PING"), "+PONG\r\n");
+  const std::int64_t grown = RssBytes(latchd.pid()) - before;
+  EXPECT_LT(grown, 8 << 20) << "RSS grew by " << grown << " bytes for 16 bytes of payload";
+}
+
+// Under `ulimit -n 64` latchd cannot have 10032 descriptors: maxclients drops to 32 with
+// Redis's log lines, extra clients are told so, and the process is idle afterwards.
+TEST(ResourceLimits, SmallUlimitLowersMaxclientsAndRefusesExtras) {
+  ServerProcess latchd = StartLatchd("ulimit -n 64 &&");
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  EXPECT_NE(latchd.Log().find("maxclients has been reduced to 32 to compensate for low ulimit"),
+            std::string::npos)
+      << latchd.Log();
+  RawConnection admin(latchd.port());
+  EXPECT_EQ(admin.Command("CONFIG", "GET", "maxclients"), "*2\r\n$10\r\nmaxclients\r\n$2\r\n32\r\n");
+  std::vector<RawConnection> clients;
+  int pongs = 0, refused = 0;
+  for (int i = 0; i < 60; ++i) {
+    clients.emplace_back(latchd.port(), 3000ms);
+    const std::string reply = clients.back().Command("PING");
+    if (reply == "+PONG\r\n") ++pongs;
+    if (reply == "-ERR max number of clients reached\r\n") ++refused;
+  }
+  EXPECT_EQ(pongs, 31);  // 32 with the admin connection
+  EXPECT_EQ(refused, 29);
+  const std::int64_t cpu = CpuTimeMs(latchd.pid());
+  std::this_thread::sleep_for(1000ms);
+  EXPECT_LE(CpuTimeMs(latchd.pid()) - cpu, 100) << "busy while nothing happens";
+  EXPECT_EQ(admin.Command("PING"), "+PONG\r\n");
+}
+
+// Out of descriptors all the same (maxclients raised past the limit at run time): the
+// acceptor backs off instead of spinning, and serves the waiting client once one leaves.
+TEST(ResourceLimits, AcceptorBacksOffWhenOutOfDescriptors) {
+  ServerProcess latchd = StartLatchd("ulimit -n 64 &&");
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  RawConnection admin(latchd.port());
+  ASSERT_EQ(admin.Command("CONFIG", "SET", "maxclients", "1000"), "+OK\r\n");
+  std::vector<RawConnection> clients;
+  for (int i = 0; i < 70; ++i) clients.emplace_back(latchd.port(), 150ms);
+  int answered = 0;
+  for (RawConnection& c : clients) answered += c.Command("PING") == "+PONG\r\n" ? 1 : 0;
+  EXPECT_LT(answered, 70);
+  const std::int64_t cpu = CpuTimeMs(latchd.pid());
+  std::this_thread::sleep_for(1000ms);
+  EXPECT_LE(CpuTimeMs(latchd.pid()) - cpu, 200) << "the acceptor spins on EMFILE";
+  // Enough leave for every connection queued in the backlog, and the late one, to fit.
+  for (int i = 0; i < 35; ++i) clients[static_cast<std::size_t>(i)].Close();
+  RawConnection late(latchd.port(), 3000ms);
+  EXPECT_EQ(late.Command("PING"), "+PONG\r\n");
+}
+
+// A storm of connections leaves no RSS behind once they are gone (idle buffers are not
+// zero-filled, and freed memory goes back to the system).
+TEST(ResourceLimits, RssComesBackAfterConnectionStorm) {
+  ServerProcess latchd = StartLatchd("");
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  RawConnection admin(latchd.port());
+  ASSERT_EQ(admin.Command("PING"), "+PONG\r\n");
+  const std::int64_t before = RssBytes(latchd.pid());
+  constexpr int kStorm = 4000;
+  {
+    std::vector<TcpSocket> storm;
+    storm.reserve(kStorm);
+    const std::string ping = RawConnection::Encode({"PING"});
+    for (int i = 0; i < kStorm; ++i) {
+      storm.emplace_back(latchd.port());
+      ASSERT_TRUE(storm.back().ok()) << i;
+      ASSERT_TRUE(storm.back().SendAll(ping));
+    }
+    for (TcpSocket& s : storm) {
+      std::string reply;
+      ASSERT_GT(s.ReadSome(&reply, 64, 5000ms), 0);
+    }
+  }
+  std::int64_t after = 0;
+  Eventually([&] { return (after = RssBytes(latchd.pid())) < before + (8 << 20); }, 5000ms);
+  EXPECT_LT(after, before + (8 << 20)) << "RSS " << before << " -> " << after;
+  EXPECT_EQ(admin.Command("PING"), "+PONG\r\n");
+}
+
+// Issue 9: a std::bad_alloc in a command (here: no address space left for a reply) used to
+// end the process; now that client gets -OOM and is closed, and the others are served.
+TEST(ResourceLimits, AllocationFailureClosesOnlyThatClient) {
+  ServerProcess latchd = StartLatchd("");
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  RawConnection admin(latchd.port(), 10s);
+  const std::string value(40 << 20, 'v');
+  ASSERT_EQ(admin.Command("SET", "k", value), "+OK\r\n");
+  std::this_thread::sleep_for(200ms);  // the read buffer that held the SET is given back
+  const std::int64_t room = VmSizeBytes(latchd.pid()) + (100 << 20);
+  const rlimit as{static_cast<rlim_t>(room), static_cast<rlim_t>(room)};
+  ASSERT_EQ(::prlimit(latchd.pid(), RLIMIT_AS, &as, nullptr), 0);
+
+  TcpSocket greedy(latchd.port());
+  ASSERT_TRUE(greedy.SendAll(RawConnection::Encode({"GET", "k"}) +
+                             RawConnection::Encode({"GET", "k"}) +
+                             RawConnection::Encode({"GET", "k"})));
+  std::string got;
+  while (greedy.ReadSome(&got, 1 << 20, 5000ms) > 0) {
+  }
+  EXPECT_TRUE(ProcessAlive(latchd.pid())) << latchd.Log();
+  EXPECT_NE(got.find("-OOM "), std::string::npos) << got.size() << " bytes, no -OOM";
+  EXPECT_EQ(admin.Command("PING"), "+PONG\r\n");
+  EXPECT_EQ(admin.Command("EXISTS", "k"), ":1\r\n");
+}
+
+}  // namespace
+}  // namespace latch::test
