@@ -83,5 +83,26 @@ TEST(ScriptSandbox, NoScriptChangesWhatTheNextClientSees) {
             ":1\r\n+PONG\r\n");
 }
 
+// Debian's lua-cjson counts its buffer in int: a 2 GB output ends the process and a 358 MB
+// string overflows the heap. latchd refuses such values before encoding; here 200
+// references to one 1 MB string (a bound of 1.2 GB: on the unguarded library a 200 MB
+// reply, checked to arrive there). The server answers normally afterwards.
+TEST(ScriptSandbox, CjsonRefusesOutputPastItsIntBuffer) {
+  EmbeddedServer latch(EmbeddedServer::DefaultOptions(), EmbeddedServer::NowWallMs());
+  RawConnection conn(latch.port(), std::chrono::milliseconds(30000));
+  ASSERT_TRUE(conn.connected()) << conn.error();
+  std::string reply = conn.Command(
+      "EVAL",
+      "local s = string.rep('x', 1024 * 1024) local t = {} for i = 1, 200 do t[i] = s end "
+      "return cjson.encode(t)",
+      "0");
+  EXPECT_EQ(reply.substr(0, 81),
+            "-ERR user_script:1: Cannot serialise: the JSON text would exceed 1073741824 bytes");
+  EXPECT_EQ(conn.Command("EVAL", "return cjson.encode({cjson.decode('[1,\"a\"]')})", "0"),
+            "$9\r\n[[1,\"a\"]]\r\n");
+  EXPECT_EQ(conn.Command("EVAL", "return cjson.decode('[1')", "0").substr(0, 59),
+            "-ERR user_script:1: Expected comma or array end but found T");
+}
+
 }  // namespace
 }  // namespace latch::test

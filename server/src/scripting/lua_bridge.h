@@ -44,6 +44,9 @@ void OpenTextLoaders(lua_State* L);
 // Sets the globals cjson, bit, struct and cmsgpack (lua_libs.cpp); the sandbox makes them
 // read-only afterwards.
 void OpenScriptLibs(lua_State* L);
+// Puts the output-size guard of lua_cjson_guard.cpp in front of encode (and of the encode
+// of every instance new() makes) in the cjson table at the top of the stack.
+void GuardCjson(lua_State* L);
 // Push the library tables of lua_struct.cpp and lua_msgpack.cpp.
 void PushStructLib(lua_State* L);
 void PushMsgpackLib(lua_State* L);

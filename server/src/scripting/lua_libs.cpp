@@ -1,4 +1,5 @@
-// The libraries Redis 7.0 gives scripts beside the standard ones: cjson and bit from
+// The libraries Redis 7.0 gives scripts beside the standard ones: cjson (behind the size
+// guard of lua_cjson_guard.cpp) and bit from
 // Debian's lua-cjson and lua-bitop (the same upstream releases Redis embeds: lua-cjson 2.1.0,
 // LuaBitOp 1.0.2), struct and cmsgpack from our own lua_struct.cpp and lua_msgpack*.cpp.
 // OpenSandbox makes each table read-only afterwards.
@@ -48,6 +49,7 @@ void SetLib(lua_State* L, const char* name) { lua_setglobal(L, name); }
 void OpenScriptLibs(lua_State* L) {
   lua_pushcfunction(L, luaopen_cjson);
   lua_call(L, 0, 1);
+  GuardCjson(L);
   SetLib(L, "cjson");
 
   lua_pushcfunction(L, luaopen_bit);
