@@ -25,6 +25,14 @@ if(PkgConfig_FOUND)
   pkg_check_modules(LUA51 QUIET IMPORTED_TARGET lua5.1)
 endif()
 latch_require(LUA51_FOUND "liblua5.1-0-dev" "Lua 5.1 (pkg-config lua5.1)")
+# The cjson and bit libraries Redis gives scripts, as Debian packages them for Lua 5.1
+# (struct and cmsgpack are our own, in server/src/scripting/).
+if(PkgConfig_FOUND)
+  pkg_check_modules(LUA51_CJSON QUIET IMPORTED_TARGET lua5.1-cjson)
+  pkg_check_modules(LUA51_BITOP QUIET IMPORTED_TARGET lua5.1-bitop)
+endif()
+latch_require(LUA51_CJSON_FOUND "lua-cjson-dev" "lua-cjson for Lua 5.1 (pkg-config lua5.1-cjson)")
+latch_require(LUA51_BITOP_FOUND "lua-bitop-dev" "LuaBitOp for Lua 5.1 (pkg-config lua5.1-bitop)")
 
 # libpq for the reservation demo (demo/reservation). Optional: without it the demo is skipped,
 # the rest of latch builds. Its tests also need a PostgreSQL server's binaries (initdb,

@@ -12,7 +12,7 @@ BUILD_PACKAGES=(
   cmake g++ pkg-config
   libboost1.81-dev robin-map-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  liblua5.1-0-dev libxxhash-dev
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
   libpq-dev
 )
 # Test-only: the differential test and the tool tests run real redis-server, redis-cli and

@@ -39,6 +39,17 @@ void SetCurrentRun(lua_State* L, LuaRun* run);
 void OpenSandbox(lua_State* L);
 // Registers the `redis` table into the table at the top of the stack's globals.
 void OpenRedisLib(lua_State* L);
+// Replaces the globals loadstring and load by versions that never load bytecode.
+void OpenTextLoaders(lua_State* L);
+// Sets the globals cjson, bit, struct and cmsgpack (lua_libs.cpp); the sandbox makes them
+// read-only afterwards.
+void OpenScriptLibs(lua_State* L);
+// Puts the output-size guard of lua_cjson_guard.cpp in front of encode (and of the encode
+// of every instance new() makes) in the cjson table at the top of the stack.
+void GuardCjson(lua_State* L);
+// Push the library tables of lua_struct.cpp and lua_msgpack.cpp.
+void PushStructLib(lua_State* L);
+void PushMsgpackLib(lua_State* L);
 // Pushes the error handler used for every script run (lua_pcall's errfunc).
 void PushErrorHandler(lua_State* L);
 // Pushes the backing (writable) globals table: KEYS and ARGV are set there.

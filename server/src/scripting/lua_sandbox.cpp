@@ -5,8 +5,13 @@
 // empty table whose metatable reads through to the real table and refuses writes with
 // Redis's message. The proxy of _G is installed as the globals table itself
 // (LUA_GLOBALSINDEX), so functions made by loadstring() see it too. rawset, rawget, next,
-// pairs, getmetatable and setmetatable are wrapped to see through (or refuse) proxies.
-// Known differences: ipairs() and the # operator on a library proxy see an empty table.
+// pairs, getmetatable and setmetatable are wrapped to see through (or refuse) proxies, and
+// table.insert (which writes with lua_rawseti) refuses them. The metatable strings share is
+// read-only too: the VM uses the real one, whose __index is the `string` proxy, while
+// getmetatable('') hands scripts a proxy of it. Without that, one script could replace
+// string functions for every later script of every client. loadstring() and load() compile
+// text only (lua_text_loaders.cpp). ipairs() and # on a proxy see an empty table, as they see
+// Redis's library tables (which have no array part).
 #include <cstring>
 
 #include "scripting/lua_bridge.h"
@@ -21,6 +26,7 @@ const char kRealGlobalsKey = 0;  // the writable globals table
 const char kOrigNextKey = 0;
 const char kErrorHandlerKey = 0;
 const char kGlobalsMetaKey = 0;  // read-only proxy of _G's metatable
+const char kStringMetaKey = 0;   // read-only proxy of the strings' metatable
 
 constexpr char kReadonlyError[] = "Attempt to modify a readonly table";
 
@@ -129,9 +135,14 @@ int PairsWrapper(lua_State* L) {
   return 3;
 }
 
-// Redis's _G has a (read-only) metatable; its library tables have none.
+// Redis's _G has a (read-only) metatable; its library tables have none. Strings get the
+// proxy of their metatable.
 int GetMetatableWrapper(lua_State* L) {
   luaL_checkany(L, 1);
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    PushRegistry(L, &kStringMetaKey);
+    return 1;
+  }
   if (PushBacking(L, 1)) {
     if (lua_rawequal(L, 1, LUA_GLOBALSINDEX)) {
       PushRegistry(L, &kGlobalsMetaKey);
@@ -157,6 +168,19 @@ int SetMetatableWrapper(lua_State* L) {
   lua_insert(L, 1);
   lua_call(L, n, 1);
   return 1;
+}
+
+// table.insert stores with lua_rawseti, which no metatable sees: refuse a proxy first.
+int TableInsertWrapper(lua_State* L) {
+  if (PushBacking(L, 1)) {
+    lua_pushstring(L, kReadonlyError);
+    return lua_error(L);
+  }
+  int n = lua_gettop(L);
+  lua_pushvalue(L, lua_upvalueindex(1));  // the original table.insert
+  lua_insert(L, 1);
+  lua_call(L, n, 0);
+  return 0;
 }
 
 // Redis 7.0's pcall: an error table with an `err` string is returned as that string.
@@ -227,6 +251,31 @@ void Wrap(lua_State* L, const char* name, lua_CFunction wrapper, bool with_origi
   lua_setglobal(L, name);
 }
 
+// Wraps table.insert inside the (still writable) table library.
+void WrapTableInsert(lua_State* L) {
+  lua_getglobal(L, LUA_TABLIBNAME);
+  lua_getfield(L, -1, "insert");
+  lua_pushcclosure(L, TableInsertWrapper, 1);
+  lua_setfield(L, -2, "insert");
+  lua_pop(L, 1);
+}
+
+// Gives strings a new metatable whose __index is the read-only `string` proxy (already the
+// global), and keeps a read-only proxy of that metatable for getmetatable().
+void ProtectStringMetatable(lua_State* L) {
+  lua_pushliteral(L, "");
+  lua_newtable(L);
+  lua_getglobal(L, LUA_STRLIBNAME);
+  lua_setfield(L, -2, "__index");
+  lua_pushvalue(L, -1);
+  lua_setmetatable(L, -3);
+  lua_pushlightuserdata(L, const_cast<char*>(&kStringMetaKey));
+  lua_insert(L, -2);
+  MakeReadonly(L, false);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_pop(L, 1);
+}
+
 }  // namespace
 
 LuaRun* CurrentRun(lua_State* L) {
@@ -260,9 +309,12 @@ void OpenSandbox(lua_State* L) {
   lua_newtable(L);
   lua_rawset(L, LUA_REGISTRYINDEX);
 
+  OpenTextLoaders(L);
+  WrapTableInsert(L);
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   OpenRedisLib(L);
   lua_pop(L, 1);
+  OpenScriptLibs(L);
   lua_pushcfunction(L, ErrorHandler);
   lua_pushlightuserdata(L, const_cast<char*>(&kErrorHandlerKey));
   lua_pushvalue(L, -2);
@@ -282,11 +334,13 @@ void OpenSandbox(lua_State* L) {
   Wrap(L, "pcall", PCallWrapper, false);
 
   // Library tables become read-only proxies.
-  for (const char* lib : {"string", "table", "math", "coroutine", "redis"}) {
+  for (const char* lib : {"string", "table", "math", "coroutine", "redis", "cjson", "bit",
+                          "struct", "cmsgpack"}) {
     lua_getglobal(L, lib);
     MakeReadonly(L, false);
     lua_setglobal(L, lib);
   }
+  ProtectStringMetatable(L);
   // KEYS and ARGV exist before the first run (an empty table each).
   lua_newtable(L);
   lua_setglobal(L, "KEYS");
