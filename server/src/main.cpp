@@ -2,14 +2,21 @@
 //
 //   latchd [config-file] [--directive value ...]
 //
-// Exit status: 0 after a clean shutdown on SIGINT/SIGTERM, 1 on a bad configuration or when the
-// server cannot start (e.g. the port is in use).
+// Start-up order, as redis-server's: configuration; daemonize (not when supervised); chdir to
+// `dir`; the log; the pid file; listen; tell the supervisor READY=1. SIGINT/SIGTERM and
+// SHUTDOWN stop it (STOPPING=1 first); SIGHUP reopens the log file.
+//
+// Exit status: 0 after a clean shutdown, 1 on a bad configuration or when the server cannot
+// start (e.g. the port is in use).
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <thread>
@@ -18,8 +25,16 @@
 #include "config/log_setup.h"
 #include "latch/server.h"
 #include "net/fd_limit.h"
+#include "service/daemon.h"
+#include "service/systemd_notify.h"
+
+#ifndef LATCH_GIT_REVISION
+#define LATCH_GIT_REVISION "unknown"
+#endif
 
 namespace {
+
+using latch::service::Supervision;
 
 // The counts the server will use, for the start-up line; the rules of latch/options.h.
 int EffectiveIoThreads(const latch::Options& o) {
@@ -37,12 +52,94 @@ int EffectiveShards(const latch::Options& o) {
 
 const char* SignalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
+// Tells the supervisor about the server's life; each message at most once.
+class Supervisor {
+ public:
+  explicit Supervisor(Supervision mode) : mode_(mode) {}
+
+  void LogMode() const {
+    if (mode_ == Supervision::kSystemd) {
+      if (!notifier_.enabled()) {
+        spdlog::warn("systemd supervision requested or auto-detected, but NOTIFY_SOCKET "
+                     "environment variable is not set");
+        return;
+      }
+      spdlog::info("Supervised by systemd. Please make sure you set appropriate values for "
+                   "TimeoutStartSec and TimeoutStopSec in your service unit.");
+    } else if (mode_ == Supervision::kUpstart) {
+      spdlog::info("Supervised by upstart, will stop to signal readiness.");
+    }
+  }
+  void Ready() const {
+    if (mode_ == Supervision::kSystemd && notifier_.enabled()) {
+      if (!notifier_.Notify("STATUS=Ready to accept connections\nREADY=1\n")) {
+        spdlog::warn("Can't notify systemd that latchd is ready: {}", std::strerror(errno));
+      }
+    } else if (mode_ == Supervision::kUpstart) {
+      // upstart's "expect stop": the job is started when the process stops itself once.
+      std::raise(SIGSTOP);
+      ::unsetenv("UPSTART_JOB");
+    }
+  }
+  void Stopping() {
+    if (mode_ != Supervision::kSystemd || stopping_sent_.exchange(true)) return;
+    notifier_.Notify("STATUS=Shutting down\nSTOPPING=1\n");
+  }
+
+ private:
+  Supervision mode_;
+  latch::service::SystemdNotifier notifier_;
+  std::atomic<bool> stopping_sent_{false};
+};
+
+// Prints the configuration error as redis-server does and returns the exit status.
+int ConfigFailure(const latch::ConfigError& e) {
+  std::cerr << e.what();
+  if (e.line() == 0) std::cerr << '\n';
+  return 1;
+}
+
+void LogStartup(const latch::config::LoadedConfig& config) {
+  spdlog::warn("oO0OoO0OoO0Oo latchd is starting oO0OoO0OoO0Oo");
+  spdlog::warn("latchd version={}, git={}, bits={}, pid={}, just started", LATCH_VERSION,
+               LATCH_GIT_REVISION, sizeof(void*) * 8, static_cast<long>(getpid()));
+  spdlog::warn("Configuration loaded");
+  if (!config.ignored.empty()) {
+    std::string names;
+    for (const std::string& name : config.ignored) {
+      if (!names.empty()) names += ", ";
+      names += name;
+    }
+    spdlog::info("ignored by latchd (not applicable to a lock server): {}", names);
+  }
+}
+
+// Runs until a shutdown signal: SIGHUP reopens the log file and waits again. Detached: after
+// SHUTDOWN it stays in sigwait() until the process exits.
+void RunSignalThread(latch::Server& server, Supervisor& supervisor, sigset_t signals) {
+  std::thread([&server, &supervisor, signals] {
+    while (true) {
+      int signal = 0;
+      if (sigwait(&signals, &signal) != 0) signal = SIGTERM;
+      if (signal == SIGHUP) {
+        latch::config::ReopenLogFile(*spdlog::default_logger());
+        spdlog::info("Received SIGHUP, reopening the log file");
+        continue;
+      }
+      spdlog::warn("Received {} scheduling shutdown...", SignalName(signal));
+      supervisor.Stopping();
+      server.stop();
+      return;
+    }
+  }).detach();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   switch (latch::config::ClassifyCommandLine(argc, argv)) {
     case latch::config::CommandLineAction::kVersion:
-      std::cout << latch::config::VersionText() << '\n';
+      std::cout << latch::config::VersionText() << " git=" LATCH_GIT_REVISION << '\n';
       return 0;
     case latch::config::CommandLineAction::kHelp:
       std::cout << latch::config::UsageText("latchd");
@@ -51,12 +148,18 @@ int main(int argc, char** argv) {
       break;
   }
 
-  latch::Options options;
+  latch::config::LoadedConfig config;
   try {
-    options = latch::LoadOptions(argc, argv);
+    config = latch::config::LoadConfig(argc, argv);
   } catch (const latch::ConfigError& e) {
-    std::cerr << e.what();
-    if (e.line() == 0) std::cerr << '\n';
+    return ConfigFailure(e);
+  }
+  latch::Options& options = config.options;
+  const Supervision supervision = latch::service::ResolveSupervision(options.supervised);
+  // As Redis: a supervised server stays in the foreground whatever daemonize says.
+  if (options.daemonize && supervision == Supervision::kNone) latch::service::Daemonize();
+  if (!options.dir.empty() && ::chdir(options.dir.c_str()) != 0) {
+    std::cerr << "Can't chdir to '" << options.dir << "': " << std::strerror(errno) << '\n';
     return 1;
   }
 
@@ -66,20 +169,30 @@ int main(int argc, char** argv) {
     std::cerr << e.what() << '\n';
     return 1;
   }
-  const long pid = static_cast<long>(getpid());
-  spdlog::warn("oO0OoO0OoO0Oo latchd is starting oO0OoO0OoO0Oo");
-  spdlog::warn("latchd version={}, bits={}, pid={}, just started", LATCH_VERSION, sizeof(void*) * 8,
-               pid);
-  spdlog::warn("Configuration loaded");
+  LogStartup(config);
+  Supervisor supervisor(supervision);
+  supervisor.LogMode();
+  // Redis writes a pid file when asked, or when daemonized without one named.
+  latch::service::PidFile pid_file;
+  std::string pid_path = options.pidfile;
+  if (pid_path.empty() && options.daemonize && supervision == Supervision::kNone) {
+    pid_path = "/var/run/latchd.pid";
+  }
+  if (!pid_path.empty()) {
+    if (std::string error = pid_file.Write(pid_path); !error.empty()) {
+      spdlog::warn("Failed to write PID file: {}", error);
+    }
+  }
 
-  // Block the shutdown signals before any thread exists, so every server thread inherits the
-  // mask and only sigwait() below sees them.
-  sigset_t shutdown_signals;
-  sigemptyset(&shutdown_signals);
-  sigaddset(&shutdown_signals, SIGINT);
-  sigaddset(&shutdown_signals, SIGTERM);
-  if (pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr) != 0) {
-    spdlog::critical("Can't block SIGINT/SIGTERM, aborting.");
+  // Block the signals before any thread exists, so every server thread inherits the mask and
+  // only sigwait() sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
+  if (pthread_sigmask(SIG_BLOCK, &signals, nullptr) != 0) {
+    spdlog::critical("Can't block SIGINT/SIGTERM/SIGHUP, aborting.");
     return 1;
   }
 
@@ -100,18 +213,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   spdlog::info("latchd {} started: port={} io-threads={} shards={} pid={}", LATCH_VERSION, port,
-               EffectiveIoThreads(options), EffectiveShards(options), pid);
+               EffectiveIoThreads(options), EffectiveShards(options), static_cast<long>(getpid()));
   spdlog::info("Ready to accept connections tcp");
+  supervisor.Ready();
 
-  // A signal and the SHUTDOWN command end the same way: wait() returns, then stop(). The
-  // signal thread is detached: after SHUTDOWN it stays in sigwait() until the process exits.
-  std::thread([&server, shutdown_signals] {
-    int signal = 0;
-    if (sigwait(&shutdown_signals, &signal) != 0) signal = SIGTERM;
-    spdlog::warn("Received {} scheduling shutdown...", SignalName(signal));
-    server.stop();
-  }).detach();
+  // A signal and the SHUTDOWN command end the same way: wait() returns, then stop().
+  RunSignalThread(server, supervisor, signals);
   server.wait();
+  supervisor.Stopping();
   server.stop();
   spdlog::warn("latchd is now ready to exit, bye bye...");
   spdlog::shutdown();

@@ -2,7 +2,10 @@
 // worker round-robin, and shuts everything down in order.
 #include "latch/server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <bit>
@@ -20,6 +23,7 @@
 #include "metrics/metrics_http.h"
 #include "net/connection.h"
 #include "net/listener.h"
+#include "net/protected_mode.h"
 #include "net/worker.h"
 #include "server_state.h"
 
@@ -63,6 +67,7 @@ class ServerImpl {
       bind = state_.options.bind;
       port = state_.options.port;
       metrics_port = state_.options.metrics_port;
+      backlog_ = state_.options.tcp_backlog;
     }
     // A server can be started again after stop(): run what an earlier run left queued
     // (a SHUTDOWN's close that came after the accept thread ended) before the new listener
@@ -152,7 +157,7 @@ class ServerImpl {
     for (const config::BindAddress& a : config::SplitBindAddresses(bind)) {
       auto acceptor = std::make_unique<tcp::acceptor>(accept_ctx_);
       try {
-        port = OpenListener(*acceptor, config::ListenAddress(a), port, 511, "server TCP");
+        port = OpenListener(*acceptor, config::ListenAddress(a), port, backlog_, "server TCP");
       } catch (const ListenError& e) {
         namespace errc = boost::system::errc;
         if (a.optional && (e.code() == errc::address_not_available ||
@@ -218,17 +223,56 @@ class ServerImpl {
     });
   }
 
+  // Replies `error` on the new socket and closes it, as Redis does for refused clients.
+  static void Refuse(tcp::socket& socket, std::string_view error) {
+    boost::system::error_code ec;
+    socket.non_blocking(true, ec);
+    socket.write_some(asio::buffer(error.data(), error.size()), ec);
+    socket.close(ec);
+  }
+
+  // protected-mode and tcp-keepalive, read per accept: both can change with CONFIG SET.
+  // Returns false when the client was refused.
+  bool ApplyListenOptions(tcp::socket& socket) {
+    bool protect;
+    int keepalive;
+    {
+      std::lock_guard olock(state_.options_mu);
+      protect = state_.options.protected_mode && state_.options.requirepass.empty();
+      keepalive = state_.options.tcp_keepalive;
+    }
+    boost::system::error_code ec;
+    if (protect) {
+      const tcp::endpoint peer = socket.remote_endpoint(ec);
+      if (!ec && !IsLoopbackPeer(peer.address())) {
+        Refuse(socket, kProtectedModeDenied);
+        return false;
+      }
+    }
+    if (keepalive > 0) SetKeepalive(socket, keepalive);
+    return true;
+  }
+
+  // Redis's settings: probes start after `seconds` idle, every seconds/3, 3 of them.
+  static void SetKeepalive(tcp::socket& socket, int seconds) {
+    boost::system::error_code ec;
+    socket.set_option(asio::socket_base::keep_alive(true), ec);
+    const int fd = socket.native_handle();
+    const int interval = seconds / 3 > 0 ? seconds / 3 : 1;
+    const int count = 3;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &seconds, sizeof(seconds));
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+  }
+
   void OnAccept(Worker& w, tcp::socket socket) {
     state_.stats.total_connections.fetch_add(1, std::memory_order_relaxed);
+    if (!ApplyListenOptions(socket)) return;
     auto info = state_.clients.Add(state_.maxclients.load());
     if (!info) {
       // Redis replies the error on the new socket and closes it.
       state_.stats.rejected_connections.fetch_add(1, std::memory_order_relaxed);
-      std::string msg = "-" + std::string(errors::kMaxClients) + "\r\n";
-      boost::system::error_code ec;
-      socket.non_blocking(true, ec);
-      socket.write_some(asio::buffer(msg), ec);
-      socket.close(ec);
+      Refuse(socket, "-" + std::string(errors::kMaxClients) + "\r\n");
       return;
     }
     asio::post(w.context(), [this, &w, s = std::move(socket), info]() mutable {
@@ -248,6 +292,7 @@ class ServerImpl {
   std::thread accept_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::size_t next_worker_ = 0;
+  int backlog_ = 511;
   std::mutex mu_;  // Start/Stop
   bool running_ = false;
   std::atomic<bool> shutdown_requested_{false};

@@ -425,8 +425,19 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"maxmemory-policy", "noeviction"},
       {"save", ""},
       {"appendonly", "no"},
+      {"busy-reply-threshold", "200"},
+      {"protected-mode", "no"},
+      {"tcp-backlog", "128"},
+      {"tcp-keepalive", "60"},
+      {"supervised", "systemd"},
+      {"daemonize", "yes"},
+      {"pidfile", "/run/latch/latchd.pid"},
+      {"syslog-enabled", "yes"},
+      {"syslog-ident", "latch-test"},
+      {"syslog-facility", "local3"},
   };
-  ASSERT_EQ(std::size(values), ConfigDirectives().size());
+  // dir is the only one that does not round-trip: CONFIG GET shows the working directory.
+  ASSERT_EQ(std::size(values) + 1, ConfigDirectives().size());
   for (const auto& [name, value] : values) {
     const ConfigDirective* d = FindConfigDirective(name);
     ASSERT_NE(d, nullptr) << name;
@@ -460,9 +471,10 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   EXPECT_EQ(ConfigGet(o, args), (Pairs{{"maxclients", "10000"}, {"timeout", "0"}, {"hz", "10"}}));
   args = {"*"};
   EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size());
-  // proto-max-bulk-len, client-query-buffer-limit, enable-debug-command, lua-time-limit
+  // proto-max-bulk-len, client-query-buffer-limit, enable-debug-command, lua-time-limit,
+  // busy-reply-threshold
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 4u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 5u);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {

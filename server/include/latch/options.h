@@ -46,6 +46,22 @@ struct Options {
   // Keys are never evicted: an evicted lock is a lost lock (maxmemory-policy noeviction).
   std::int64_t maxmemory = 0;
 
+  // Running as a service (latchd's main(); an embedded Server ignores these).
+  std::string supervised = "no";  // no | upstart | systemd | auto (sd_notify READY/STOPPING)
+  bool daemonize = false;         // fork into the background, as redis-server does
+  std::string pidfile;            // written at start-up, removed at exit; empty = none
+  std::string dir;                // working directory (chdir at start-up); empty = unchanged
+  bool syslog_enabled = false;    // log lines also go to syslog(3)
+  std::string syslog_ident = "latchd";
+  std::string syslog_facility = "local0";  // user | local0 .. local7
+
+  // Listening.
+  // No password and a client that is not on the loopback interface: the client is told
+  // Redis's -DENIED text and closed (Redis 7's rule; the bind address does not matter).
+  bool protected_mode = true;
+  int tcp_backlog = 511;          // listen(2) backlog
+  int tcp_keepalive = 300;        // seconds of SO_KEEPALIVE idle time on clients; 0 = off
+
   // Time source; null = the system clocks. Tests inject a ManualClock.
   std::shared_ptr<Clock> clock;
 };

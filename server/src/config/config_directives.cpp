@@ -6,7 +6,12 @@
 #include <variant>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <boost/asio/ip/address.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include "config/config_values.h"
 #include "config/output_buffer_limit.h"
@@ -172,6 +177,54 @@ SetResult SetMaxmemoryPolicy(Options&, std::string_view value) {
       "latchd never evicts keys (an evicted lock is a lost lock): only noeviction is supported");
 }
 
+template <auto Member>
+std::string GetYesNo(const Options& o) {
+  return o.*Member ? "yes" : "no";
+}
+
+template <auto Member>
+SetResult SetYesNo(Options& o, std::string_view value) {
+  const Parsed<bool> parsed = ParseYesNo(value);
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.*Member = std::get<bool>(parsed);
+  return std::nullopt;
+}
+
+constexpr std::array<std::string_view, 4> kSupervisedModes = {"upstart", "systemd", "auto", "no"};
+SetResult SetSupervised(Options& o, std::string_view value) {
+  const Parsed<int> parsed = ParseEnum(value, {kSupervisedModes[0], kSupervisedModes[1],
+                                               kSupervisedModes[2], kSupervisedModes[3]});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.supervised = std::string(kSupervisedModes[static_cast<std::size_t>(std::get<int>(parsed))]);
+  return std::nullopt;
+}
+
+SetResult SetSyslogFacility(Options& o, std::string_view value) {
+  const Parsed<int> parsed = ParseEnum(value, {"user", "local0", "local1", "local2", "local3",
+                                               "local4", "local5", "local6", "local7"});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.syslog_facility = ToLower(value);
+  return std::nullopt;
+}
+
+// Redis changes directory while it reads the file, so a bad dir is a config error with the
+// system's reason; main() makes the change before it opens the log or writes the pid file.
+SetResult SetDir(Options& o, std::string_view value) {
+  struct stat st {};
+  const std::string path(value);
+  if (::stat(path.c_str(), &st) != 0) return std::string(std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return std::string(std::strerror(ENOTDIR));
+  o.dir = path;
+  return std::nullopt;
+}
+
+// Redis shows the working directory, whatever the file said.
+std::string GetDir(const Options&) {
+  std::error_code ec;
+  std::string cwd = std::filesystem::current_path(ec).string();
+  return ec ? std::string() : cwd;
+}
+
 constexpr std::array kDirectives = {
     ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false, true},
     ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
@@ -197,11 +250,31 @@ constexpr std::array kDirectives = {
     ConfigDirective{"hz", GetNumber<&Options::hz>, SetHz, true},
     ConfigDirective{"lua-time-limit", GetNumber<&Options::lua_time_limit>,
                     SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},
+    // Redis 7's name for lua-time-limit.
+    ConfigDirective{"busy-reply-threshold", GetNumber<&Options::lua_time_limit>,
+                    SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},
     ConfigDirective{"maxmemory", GetNumber<&Options::maxmemory>,
                     SetMemory<&Options::maxmemory, 0, kInt64Max>, true},
     ConfigDirective{"maxmemory-policy", GetMaxmemoryPolicy, SetMaxmemoryPolicy, true},
     ConfigDirective{"save", GetSave, SetSave, true},
     ConfigDirective{"appendonly", GetAppendonly, SetAppendonly, true},
+    ConfigDirective{"protected-mode", GetYesNo<&Options::protected_mode>,
+                    SetYesNo<&Options::protected_mode>, true},
+    ConfigDirective{"tcp-backlog", GetNumber<&Options::tcp_backlog>,
+                    SetInteger<&Options::tcp_backlog, 0, kIntMax>, false},
+    ConfigDirective{"tcp-keepalive", GetNumber<&Options::tcp_keepalive>,
+                    SetInteger<&Options::tcp_keepalive, 0, kIntMax>, true},
+    ConfigDirective{"supervised", GetString<&Options::supervised>, SetSupervised, false},
+    ConfigDirective{"daemonize", GetYesNo<&Options::daemonize>, SetYesNo<&Options::daemonize>,
+                    false},
+    ConfigDirective{"pidfile", GetString<&Options::pidfile>, SetString<&Options::pidfile>, false},
+    ConfigDirective{"dir", GetDir, SetDir, false},
+    ConfigDirective{"syslog-enabled", GetYesNo<&Options::syslog_enabled>,
+                    SetYesNo<&Options::syslog_enabled>, false},
+    ConfigDirective{"syslog-ident", GetString<&Options::syslog_ident>,
+                    SetString<&Options::syslog_ident>, false},
+    ConfigDirective{"syslog-facility", GetString<&Options::syslog_facility>, SetSyslogFacility,
+                    false},
 };
 
 }  // namespace

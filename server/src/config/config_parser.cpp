@@ -1,5 +1,6 @@
 #include "config/config_parser.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "config/config_directives.h"
 #include "config/config_values.h"
+#include "config/ignored_directives.h"
 
 #ifndef LATCH_VERSION
 #define LATCH_VERSION "unknown"
@@ -20,6 +22,8 @@ namespace {
 constexpr std::string_view kBadDirective = "Bad directive or wrong number of arguments";
 constexpr std::string_view kWrongArgumentCount = "wrong number of arguments";
 constexpr std::string_view kUnbalancedQuotes = "Unbalanced quotes in configuration line";
+// include inside include: bounded, so a file that includes itself fails instead of recursing.
+constexpr int kMaxIncludeDepth = 16;
 
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -55,10 +59,21 @@ std::string_view Trim(std::string_view s) {
   throw ConfigError(message, std::string(source), line, std::string(text), std::string(reason));
 }
 
-// Applies one directive; returns the reason it was refused.
-std::optional<std::string> ApplyDirective(const std::vector<std::string>& args, Options& options) {
+// Applies one directive; returns the reason it was refused. A directive of Redis's that
+// latchd does not implement is checked and its name added to `ignored` (once).
+std::optional<std::string> ApplyDirective(const std::vector<std::string>& args, Options& options,
+                                          std::vector<std::string>* ignored) {
   const ConfigDirective* directive = FindConfigDirective(args[0]);
-  if (directive == nullptr) return std::string(kBadDirective);
+  if (directive == nullptr) {
+    const IgnoredDirective* other = FindIgnoredDirective(args[0]);
+    if (other == nullptr) return std::string(kBadDirective);
+    if (std::optional<std::string> reason = CheckIgnoredDirective(*other, args)) return reason;
+    if (ignored != nullptr &&
+        std::find(ignored->begin(), ignored->end(), other->name) == ignored->end()) {
+      ignored->emplace_back(other->name);
+    }
+    return std::nullopt;
+  }
   if (directive->multi_argument && args.size() > 2) {
     std::string joined = args[1];
     for (std::size_t i = 2; i < args.size(); ++i) joined += " " + args[i];
@@ -180,7 +195,8 @@ std::optional<std::vector<std::string>> SplitConfigLine(std::string_view line) {
   }
 }
 
-void ApplyConfigText(std::string_view text, std::string_view source, Options& options) {
+void ApplyConfigText(std::string_view text, std::string_view source, Options& options,
+                     std::vector<std::string>* ignored, int depth) {
   int line_number = 0;
   while (!text.empty()) {
     ++line_number;
@@ -192,7 +208,17 @@ void ApplyConfigText(std::string_view text, std::string_view source, Options& op
     const std::optional<std::vector<std::string>> args = SplitConfigLine(line);
     if (!args) ThrowLineError(source, "line", line_number, line, kUnbalancedQuotes);
     if (args->empty()) continue;
-    if (std::optional<std::string> reason = ApplyDirective(*args, options)) {
+    if (EqualsIgnoreCase((*args)[0], "include") && args->size() == 2) {
+      // Redis reads the included file in place, with its own line numbers in errors.
+      if (depth >= kMaxIncludeDepth) {
+        ThrowLineError(source, "line", line_number, line, "too many nested include directives");
+      }
+      const std::string& path = (*args)[1];
+      ApplyConfigText(ReadConfigFile(path), "the configuration file '" + path + "'", options,
+                      ignored, depth + 1);
+      continue;
+    }
+    if (std::optional<std::string> reason = ApplyDirective(*args, options, ignored)) {
       ThrowLineError(source, "line", line_number, line, *reason);
     }
   }
@@ -206,12 +232,13 @@ CommandLineAction ClassifyCommandLine(int argc, const char* const* argv) {
   return CommandLineAction::kRun;
 }
 
-Options LoadOptions(int argc, const char* const* argv) {
-  Options options;
+LoadedConfig LoadConfig(int argc, const char* const* argv) {
+  LoadedConfig loaded;
   int j = 1;
   if (argc >= 2 && (argv[1][0] != '-' || std::string_view(argv[1]) == "-")) {
     const std::string path = argv[1];
-    ApplyConfigText(ReadConfigFile(path), "the configuration file '" + path + "'", options);
+    ApplyConfigText(ReadConfigFile(path), "the configuration file '" + path + "'",
+                    loaded.options, &loaded.ignored);
     j = 2;
   }
   constexpr std::string_view kCommandLine = "the command line";
@@ -228,12 +255,14 @@ Options LoadOptions(int argc, const char* const* argv) {
       text += ' ';
       text += QuoteForMessage(argv[j]);
     }
-    if (std::optional<std::string> reason = ApplyDirective(args, options)) {
+    if (std::optional<std::string> reason = ApplyDirective(args, loaded.options, &loaded.ignored)) {
       ThrowLineError(kCommandLine, "argument", start, text, *reason);
     }
   }
-  return options;
+  return loaded;
 }
+
+Options LoadOptions(int argc, const char* const* argv) { return LoadConfig(argc, argv).options; }
 
 std::string VersionText() {
   return "latchd v=" LATCH_VERSION " bits=" + std::to_string(sizeof(void*) * 8);
@@ -265,9 +294,8 @@ std::string UsageText(std::string_view program) {
          "       " +
          p +
          " /etc/latchd/latchd.conf --loglevel verbose --requirepass \"a b\"\n\n"
-         "Directives (see conf/latchd.conf): bind, port, metrics-port, io-threads, shards, requirepass,\n"
-         "maxclients, timeout, maxmemory, maxmemory-policy, proto-max-bulk-len,\n"
-         "client-query-buffer-limit, loglevel, logfile, enable-debug-command, hz, lua-time-limit.\n";
+         "Directives: see conf/latchd.conf and latchd(1). A redis.conf works as it is: the\n"
+         "directives that do not apply to a lock server are listed at start-up and ignored.\n";
 }
 
 }  // namespace latch::config

@@ -27,8 +27,11 @@ namespace latch::config {
 std::optional<std::vector<std::string>> SplitConfigLine(std::string_view line);
 
 // Applies config-file text onto `options`. `source` names it in errors, e.g.
-// "the configuration file 'conf/latchd.conf'".
-void ApplyConfigText(std::string_view text, std::string_view source, Options& options);
+// "the configuration file 'conf/latchd.conf'". `include path` lines are read in place (nested
+// at most 16 deep). The names of Redis directives that latchd accepts but ignores
+// (ignored_directives.h) are appended to `ignored` once each, when it is not null.
+void ApplyConfigText(std::string_view text, std::string_view source, Options& options,
+                     std::vector<std::string>* ignored = nullptr, int depth = 0);
 
 // What argv asks for: redis-server's -v/--version and -h/--help, only as the first argument.
 enum class CommandLineAction { kRun, kVersion, kHelp };
@@ -36,7 +39,12 @@ CommandLineAction ClassifyCommandLine(int argc, const char* const* argv);
 
 // Defaults, then the config file (if argv[1] does not start with '-', or is "-"), then the
 // --directive overrides. Throws ConfigError.
-Options LoadOptions(int argc, const char* const* argv);
+struct LoadedConfig {
+  Options options;
+  std::vector<std::string> ignored;  // Redis directives accepted without effect, in file order
+};
+LoadedConfig LoadConfig(int argc, const char* const* argv);
+Options LoadOptions(int argc, const char* const* argv);  // LoadConfig(...).options
 
 // "latchd v=0.1.0 bits=64" (the LATCH_VERSION the library was built with).
 std::string VersionText();

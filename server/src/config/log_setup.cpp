@@ -1,15 +1,15 @@
 #include "config/log_setup.h"
 
 #include <spdlog/pattern_formatter.h>
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/sinks/syslog_sink.h>
 #include <spdlog/spdlog.h>
+#include <syslog.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "config/log_file_sink.h"
 
 namespace latch::config {
 namespace {
@@ -50,26 +50,43 @@ spdlog::level::level_enum SpdlogLevel(std::string_view loglevel) {
   return spdlog::level::info;
 }
 
-std::shared_ptr<spdlog::logger> MakeLogger(const Options& options) {
-  spdlog::sink_ptr sink;
-  if (options.logfile.empty()) {
-    sink = std::make_shared<spdlog::sinks::stdout_sink_mt>();
-  } else {
-    // spdlog would create missing directories; Redis refuses, and so do we.
-    std::FILE* probe = std::fopen(options.logfile.c_str(), "a");
-    if (probe == nullptr) {
-      throw std::runtime_error(std::string("Can't open the log file: ") + std::strerror(errno));
-    }
-    std::fclose(probe);
-    sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.logfile, /*truncate=*/false);
+int SyslogFacility(std::string_view name) {
+  if (name == "user") return LOG_USER;
+  constexpr int kLocal[] = {LOG_LOCAL0, LOG_LOCAL1, LOG_LOCAL2, LOG_LOCAL3,
+                            LOG_LOCAL4, LOG_LOCAL5, LOG_LOCAL6, LOG_LOCAL7};
+  if (name.size() == 6 && name.substr(0, 5) == "local" && name[5] >= '0' && name[5] <= '7') {
+    return kLocal[name[5] - '0'];
   }
-  auto logger = std::make_shared<spdlog::logger>("latchd", std::move(sink));
+  return LOG_LOCAL0;
+}
+
+std::shared_ptr<spdlog::logger> MakeLogger(const Options& options) {
+  std::vector<spdlog::sink_ptr> sinks;
+  if (options.logfile.empty()) {
+    sinks.push_back(std::make_shared<spdlog::sinks::stdout_sink_mt>());
+  } else {
+    sinks.push_back(std::make_shared<LogFileSink>(options.logfile));
+  }
   auto formatter = std::make_unique<spdlog::pattern_formatter>();
   formatter->add_flag<LevelMarkFlag>('*').set_pattern("%P:M %d %b %Y %H:%M:%S.%e %* %v");
-  logger->set_formatter(std::move(formatter));
+  for (auto& sink : sinks) sink->set_formatter(formatter->clone());
+  if (options.syslog_enabled) {
+    // syslog adds its own time, host and pid: the message goes as it is, with the level
+    // mapped to syslog's priority by spdlog.
+    sinks.push_back(std::make_shared<spdlog::sinks::syslog_sink_mt>(
+        options.syslog_ident, LOG_PID | LOG_NDELAY, SyslogFacility(options.syslog_facility),
+        /*enable_formatting=*/false));
+  }
+  auto logger = std::make_shared<spdlog::logger>("latchd", sinks.begin(), sinks.end());
   logger->set_level(SpdlogLevel(options.loglevel));
   logger->flush_on(spdlog::level::trace);
   return logger;
+}
+
+void ReopenLogFile(spdlog::logger& logger) {
+  for (const spdlog::sink_ptr& sink : logger.sinks()) {
+    if (auto* file = dynamic_cast<LogFileSink*>(sink.get())) file->Reopen();
+  }
 }
 
 }  // namespace latch::config

@@ -23,11 +23,18 @@ namespace latch::config {
 // name (never produced by the config parser) maps to info.
 spdlog::level::level_enum SpdlogLevel(std::string_view loglevel);
 
-// A logger named "latchd" writing to options.logfile (appended) or stdout, at options.loglevel,
+// A logger named "latchd" writing to options.logfile (appended, followed across logrotate: see
+// log_file_sink.h) or stdout, and also to syslog with syslog-enabled yes, at options.loglevel,
 // flushed on every line as Redis does. Throws std::runtime_error ("Can't open the log file: No
 // such file or directory", Redis's text) when the file cannot be opened.
 // main() installs it as spdlog's default logger; CONFIG SET loglevel calls
 // spdlog::set_level(SpdlogLevel(new_level)).
 std::shared_ptr<spdlog::logger> MakeLogger(const Options& options);
+
+// Makes the logger's log file sink (if any) reopen its path before the next line (SIGHUP).
+void ReopenLogFile(spdlog::logger& logger);
+
+// "local0" -> LOG_LOCAL0, "user" -> LOG_USER (the names syslog-facility accepts).
+int SyslogFacility(std::string_view name);
 
 }  // namespace latch::config

@@ -1,0 +1,357 @@
+#include "config/ignored_directives.h"
+
+#include <array>
+#include <cstdlib>
+#include <limits>
+
+#include "config/config_values.h"
+
+namespace latch::config {
+namespace {
+
+using Kind = IgnoredDirective::Kind;
+using Args = std::vector<std::string>;
+using Reason = std::optional<std::string>;
+
+constexpr long long kIntMin = std::numeric_limits<int>::min();
+constexpr long long kIntMax = std::numeric_limits<int>::max();
+constexpr long long kLongMax = std::numeric_limits<long long>::max();
+
+constexpr IgnoredDirective Bool(std::string_view name) { return {name, Kind::kBool}; }
+constexpr IgnoredDirective Int(std::string_view name, long long min, long long max) {
+  return {name, Kind::kInteger, min, max};
+}
+constexpr IgnoredDirective Memory(std::string_view name, long long min, long long max) {
+  return {name, Kind::kMemory, min, max};
+}
+constexpr IgnoredDirective Enum(std::string_view name, std::string_view choices) {
+  return {name, Kind::kEnum, 0, 0, choices};
+}
+constexpr IgnoredDirective String(std::string_view name) { return {name, Kind::kString}; }
+constexpr IgnoredDirective Special(std::string_view name, Reason (*check)(const Args&),
+                                   bool multi_argument = false) {
+  return {name, Kind::kSpecial, 0, 0, {}, check, multi_argument};
+}
+
+Reason WrongArgumentCount() { return std::string("wrong number of arguments"); }
+
+Reason CheckYesNo(const std::string& value) {
+  const Parsed<bool> parsed = ParseYesNo(value);
+  if (const auto* reason = std::get_if<std::string>(&parsed)) return *reason;
+  return std::nullopt;
+}
+
+// Redis's keyspace event classes (7.0 added 'n', new keys).
+Reason CheckNotifyKeyspaceEvents(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  for (char c : args[1]) {
+    if (std::string_view("Ag$lshzxeKEtmdn").find(c) == std::string_view::npos) {
+      return std::string("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+    }
+  }
+  return std::nullopt;
+}
+
+Reason CheckOomScoreAdjValues(const Args& args) {
+  if (args.size() != 4) return WrongArgumentCount();
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::optional<std::int64_t> value = ParseStrictInteger(args[i]);
+    if (!value || *value < -2000 || *value > 2000) {
+      return std::string("Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+    }
+  }
+  return std::nullopt;
+}
+
+// `<class> <hard> <soft> <seconds>`, repeated; classes normal, replica (slave), pubsub.
+// Ignored here until the connection layer enforces the normal class's limits.
+Reason CheckClientOutputBufferLimit(const Args& args) {
+  const std::size_t values = args.size() - 1;
+  if (values == 0 || values % 4 != 0) {
+    return std::string("Wrong number of arguments in buffer limit configuration.");
+  }
+  for (std::size_t i = 1; i < args.size(); i += 4) {
+    const std::string name = ToLower(args[i]);
+    if (name != "normal" && name != "replica" && name != "slave" && name != "pubsub") {
+      return std::string("Invalid client class specified in buffer limit configuration.");
+    }
+    const std::optional<std::int64_t> seconds = ParseStrictInteger(args[i + 3]);
+    if (!ParseMemory(args[i + 1]) || !ParseMemory(args[i + 2]) || !seconds || *seconds < 0) {
+      return std::string(
+          "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+    }
+  }
+  return std::nullopt;
+}
+
+Reason CheckLatencyPercentiles(const Args& args) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args.size() == 2 && args[1].empty()) break;  // `""`: no percentiles
+    char* end = nullptr;
+    const double value = std::strtod(args[i].c_str(), &end);
+    if (args[i].empty() || *end != '\0') {
+      return std::string("Invalid latency-tracking-info-percentiles parameters");
+    }
+    if (value < 0.0 || value > 100.0) {
+      return std::string("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+    }
+  }
+  return std::nullopt;
+}
+
+// A replica of another server would not hold locks of its own: only "no one" is accepted.
+Reason CheckReplicaof(const Args& args) {
+  if (args.size() != 3) return WrongArgumentCount();
+  if (EqualsIgnoreCase(args[1], "no") && EqualsIgnoreCase(args[2], "one")) return std::nullopt;
+  return std::string("latchd does not replicate: only 'replicaof no one' is accepted");
+}
+
+// Redis 7 accepts the percent form (e.g. 10%) as a share of maxmemory.
+Reason CheckMaxmemoryClients(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  const std::string& value = args[1];
+  if (!value.empty() && value.back() == '%') {
+    const std::optional<std::int64_t> percent =
+        ParseStrictInteger(std::string_view(value).substr(0, value.size() - 1));
+    if (!percent || *percent < 0) return std::string("argument must be a memory or percent value");
+    if (*percent > 100) return std::string("percentage argument must be less or equal to 100");
+    return std::nullopt;
+  }
+  if (!ParseMemory(value)) return std::string("argument must be a memory or percent value");
+  return std::nullopt;
+}
+
+template <const char* kReason>
+Reason CheckFileName(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  if (args[1].find('/') != std::string::npos) return std::string(kReason);
+  return std::nullopt;
+}
+constexpr char kDbfilenameReason[] = "dbfilename can't be a path, just a filename";
+constexpr char kAppendfilenameReason[] = "appendfilename can't be a path, just a filename";
+constexpr char kAppenddirnameReason[] = "appenddirname can't be a path, just a dirname";
+
+// Debian's redis-server is built without Redis's jemalloc, so it refuses this too.
+Reason CheckActivedefrag(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  if (Reason reason = CheckYesNo(args[1])) return reason;
+  if (!EqualsIgnoreCase(args[1], "yes")) return std::nullopt;
+  return std::string(
+      "Active defragmentation cannot be enabled: it requires a Redis server compiled with a "
+      "modified Jemalloc like the one shipped by default with the Redis source distribution");
+}
+
+Reason CheckClusterEnabled(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  if (Reason reason = CheckYesNo(args[1])) return reason;
+  if (!EqualsIgnoreCase(args[1], "yes")) return std::nullopt;
+  return std::string("latchd does not run as a cluster node: cluster-enabled must be no");
+}
+
+Reason CheckTlsPort(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  const Parsed<std::int64_t> parsed = ParseIntegerInRange(args[1], 0, 65535);
+  if (const auto* reason = std::get_if<std::string>(&parsed)) return *reason;
+  if (std::get<std::int64_t>(parsed) == 0) return std::nullopt;
+  return std::string("latchd does not serve TLS yet: tls-port must be 0");
+}
+
+Reason CheckAclfile(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  if (args[1].empty()) return std::nullopt;
+  return std::string("latchd has no ACL users yet: aclfile must be empty");
+}
+
+// Renaming or removing a command is a security measure: ignoring it would re-enable the
+// command, so these are refused rather than dropped.
+Reason RefuseRenameCommand(const Args&) {
+  return std::string("latchd does not support rename-command");
+}
+Reason RefuseUser(const Args&) { return std::string("latchd has no ACL users yet"); }
+Reason RefuseLoadmodule(const Args&) { return std::string("latchd does not load Redis modules"); }
+Reason RefuseSentinel(const Args&) {
+  return std::string("sentinel directive while not in sentinel mode");
+}
+// Deprecated in Redis 7, accepted there with one argument and no effect.
+Reason AcceptOneArgument(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  return std::nullopt;
+}
+Reason AcceptAnyArguments(const Args&) { return std::nullopt; }
+
+// Clients on the same host connect over TCP to 127.0.0.1 until latchd listens on a Unix
+// socket; a configured socket path would silently not exist, so it is refused.
+Reason CheckUnixsocket(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  if (args[1].empty()) return std::nullopt;
+  return std::string("latchd does not listen on a Unix socket yet: use bind 127.0.0.1");
+}
+
+Reason CheckOctalPermissions(const Args& args) {
+  if (args.size() != 2) return WrongArgumentCount();
+  const std::string& value = args[1];
+  char* end = nullptr;
+  const long mode = std::strtol(value.c_str(), &end, 8);
+  if (value.empty() || *end != '\0' || mode < 0) {
+    return std::string("argument couldn't be parsed as an octal number");
+  }
+  if (mode > 0777) return std::string("argument must be between 0 and 511 inclusive");
+  return std::nullopt;
+}
+
+// Redis 7.0's directives (aliases as entries of their own), less those latchd implements.
+constexpr std::array kIgnored = {
+    // Persistence: latchd keeps nothing on disk.
+    Bool("rdbchecksum"), Bool("rdbcompression"), Bool("rdb-del-sync-files"),
+    Bool("stop-writes-on-bgsave-error"), Bool("rdb-save-incremental-fsync"),
+    Special("dbfilename", CheckFileName<kDbfilenameReason>),
+    Special("appendfilename", CheckFileName<kAppendfilenameReason>),
+    Special("appenddirname", CheckFileName<kAppenddirnameReason>),
+    Enum("appendfsync", "everysec,always,no"), Bool("aof-rewrite-incremental-fsync"),
+    Bool("no-appendfsync-on-rewrite"), Bool("aof-load-truncated"), Bool("aof-use-rdb-preamble"),
+    Bool("aof-timestamp-enabled"), Bool("aof-disable-auto-gc"),
+    Int("auto-aof-rewrite-percentage", 0, kIntMax),
+    Memory("auto-aof-rewrite-min-size", 0, kLongMax), Int("rdb-key-save-delay", kIntMin, kIntMax),
+    Int("key-load-delay", kIntMin, kIntMax),
+    Int("loading-process-events-interval-bytes", 1024, kIntMax),
+    Enum("sanitize-dump-payload", "no,yes,clients"),
+    // Replication.
+    Special("replicaof", CheckReplicaof, true), Special("slaveof", CheckReplicaof, true),
+    String("masterauth"), String("masteruser"), Bool("repl-disable-tcp-nodelay"),
+    Bool("repl-diskless-sync"), Int("repl-diskless-sync-delay", 0, kIntMax),
+    Int("repl-diskless-sync-max-replicas", 0, kIntMax),
+    Enum("repl-diskless-load", "disabled,on-empty-db,swapdb"),
+    Memory("repl-backlog-size", 1, kLongMax), Int("repl-backlog-ttl", 0, kLongMax),
+    Int("repl-timeout", 1, kIntMax), Int("repl-ping-replica-period", 1, kIntMax),
+    Int("repl-ping-slave-period", 1, kIntMax), Bool("replica-lazy-flush"),
+    Bool("slave-lazy-flush"), Bool("replica-serve-stale-data"), Bool("slave-serve-stale-data"),
+    Bool("replica-read-only"), Bool("slave-read-only"), Bool("replica-ignore-maxmemory"),
+    Bool("slave-ignore-maxmemory"), Bool("replica-ignore-disk-write-errors"),
+    Bool("replica-announced"), Int("replica-priority", 0, kIntMax),
+    Int("slave-priority", 0, kIntMax), String("replica-announce-ip"), String("slave-announce-ip"),
+    Int("replica-announce-port", 0, 65535), Int("slave-announce-port", 0, 65535),
+    Int("min-replicas-to-write", 0, kIntMax), Int("min-slaves-to-write", 0, kIntMax),
+    Int("min-replicas-max-lag", 0, kIntMax), Int("min-slaves-max-lag", 0, kIntMax),
+    Enum("propagation-error-behavior", "ignore,panic,panic-on-replicas"),
+    // Cluster and Sentinel.
+    Special("cluster-enabled", CheckClusterEnabled), String("cluster-config-file"),
+    Int("cluster-node-timeout", 0, kLongMax), Int("cluster-port", 0, 65535),
+    Int("cluster-replica-validity-factor", 0, kIntMax),
+    Int("cluster-slave-validity-factor", 0, kIntMax), Int("cluster-migration-barrier", 0, kIntMax),
+    Bool("cluster-allow-replica-migration"), Bool("cluster-require-full-coverage"),
+    Bool("cluster-replica-no-failover"), Bool("cluster-slave-no-failover"),
+    Bool("cluster-allow-reads-when-down"), Bool("cluster-allow-pubsubshard-when-down"),
+    Memory("cluster-link-sendbuf-limit", 0, kLongMax), String("cluster-announce-hostname"),
+    String("cluster-announce-ip"), Int("cluster-announce-port", 0, 65535),
+    Int("cluster-announce-bus-port", 0, 65535), Int("cluster-announce-tls-port", 0, 65535),
+    Enum("cluster-preferred-endpoint-type", "ip,hostname,unknown-endpoint"),
+    Special("sentinel", RefuseSentinel, true),
+    // Memory management of Redis's allocator and data types latchd does not have.
+    Bool("lazyfree-lazy-eviction"), Bool("lazyfree-lazy-expire"), Bool("lazyfree-lazy-server-del"),
+    Bool("lazyfree-lazy-user-del"), Bool("lazyfree-lazy-user-flush"), Bool("activerehashing"),
+    Special("activedefrag", CheckActivedefrag), Int("active-defrag-cycle-min", 1, 99),
+    Int("active-defrag-cycle-max", 1, 99), Int("active-defrag-threshold-lower", 0, 1000),
+    Int("active-defrag-threshold-upper", 0, 1000), Memory("active-defrag-ignore-bytes", 1, kLongMax),
+    Int("active-defrag-max-scan-fields", 1, kLongMax), Bool("jemalloc-bg-thread"),
+    Int("maxmemory-samples", 1, kIntMax), Int("maxmemory-eviction-tenacity", 0, 100),
+    Special("maxmemory-clients", CheckMaxmemoryClients), Int("lfu-log-factor", 0, kIntMax),
+    Int("lfu-decay-time", 0, kIntMax), Int("active-expire-effort", 1, 10), Bool("dynamic-hz"),
+    Int("hash-max-listpack-entries", 0, kLongMax), Int("hash-max-ziplist-entries", 0, kLongMax),
+    Memory("hash-max-listpack-value", 0, kLongMax), Memory("hash-max-ziplist-value", 0, kLongMax),
+    Int("list-max-listpack-size", kIntMin, kIntMax), Int("list-max-ziplist-size", kIntMin, kIntMax),
+    Int("list-compress-depth", 0, kIntMax), Int("set-max-intset-entries", 0, kLongMax),
+    Int("zset-max-listpack-entries", 0, kLongMax), Int("zset-max-ziplist-entries", 0, kLongMax),
+    Memory("zset-max-listpack-value", 0, kLongMax), Memory("zset-max-ziplist-value", 0, kLongMax),
+    Memory("hll-sparse-max-bytes", 0, kLongMax), Memory("stream-node-max-bytes", 0, kLongMax),
+    Int("stream-node-max-entries", 0, kLongMax), Special("list-max-ziplist-entries", AcceptOneArgument),
+    Special("list-max-ziplist-value", AcceptOneArgument),
+    // Process, OS and diagnostics.
+    Bool("always-show-logo"), Bool("set-proc-title"), String("proc-title-template"),
+    Bool("disable-thp"), Enum("oom-score-adj", "no,yes,relative,absolute"),
+    Special("oom-score-adj-values", CheckOomScoreAdjValues, true), String("server_cpulist"),
+    String("bio_cpulist"), String("aof_rewrite_cpulist"), String("bgsave_cpulist"),
+    Bool("crash-log-enabled"), Bool("crash-memcheck-enabled"), Bool("use-exit-on-panic"),
+    String("ignore-warnings"), Int("watchdog-period", 0, kIntMax), Int("shutdown-timeout", 0, kIntMax),
+    Special("shutdown-on-sigint", AcceptAnyArguments, true),
+    Special("shutdown-on-sigterm", AcceptAnyArguments, true), String("bind-source-addr"),
+    Int("socket-mark-id", 0, kIntMax), Special("unixsocket", CheckUnixsocket),
+    Special("unixsocketperm", CheckOctalPermissions),
+    // Observability latchd does not offer yet.
+    Int("slowlog-log-slower-than", -1, kLongMax), Int("slowlog-max-len", 0, kLongMax),
+    Int("latency-monitor-threshold", 0, kLongMax), Bool("latency-tracking"),
+    Special("latency-tracking-info-percentiles", CheckLatencyPercentiles, true),
+    Special("notify-keyspace-events", CheckNotifyKeyspaceEvents),
+    Int("tracking-table-max-keys", 0, kLongMax),
+    // Clients, databases, scripting.
+    Special("client-output-buffer-limit", CheckClientOutputBufferLimit, true),
+    Int("databases", 1, kIntMax), Special("lua-replicate-commands", AcceptOneArgument),
+    Enum("enable-protected-configs", "no,yes,local"), Enum("enable-module-command", "no,yes,local"),
+    Special("loadmodule", RefuseLoadmodule, true), Special("rename-command", RefuseRenameCommand, true),
+    // ACL users and TLS: a separate issue.
+    Special("aclfile", CheckAclfile), Int("acllog-max-len", 0, kLongMax),
+    Enum("acl-pubsub-default", "allchannels,resetchannels"), Special("user", RefuseUser, true),
+    Special("tls-port", CheckTlsPort), Int("tls-session-cache-size", 0, kIntMax),
+    Int("tls-session-cache-timeout", 0, kIntMax), Bool("tls-cluster"), Bool("tls-replication"),
+    Enum("tls-auth-clients", "no,yes,optional"), Bool("tls-prefer-server-ciphers"),
+    Bool("tls-session-caching"), String("tls-cert-file"), String("tls-key-file"),
+    String("tls-key-file-pass"), String("tls-client-cert-file"), String("tls-client-key-file"),
+    String("tls-client-key-file-pass"), String("tls-dh-params-file"), String("tls-ca-cert-file"),
+    String("tls-ca-cert-dir"), String("tls-protocols"), String("tls-ciphers"),
+    String("tls-ciphersuites"),
+};
+
+Reason EnumReason(std::string_view choices) {
+  std::string reason = "argument(s) must be one of the following: ";
+  for (char c : choices) reason += c == ',' ? std::string(", ") : std::string(1, c);
+  return reason;
+}
+
+bool InChoices(std::string_view value, std::string_view choices) {
+  while (!choices.empty()) {
+    const std::size_t comma = choices.find(',');
+    if (EqualsIgnoreCase(value, choices.substr(0, comma))) return true;
+    choices = comma == std::string_view::npos ? std::string_view() : choices.substr(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::span<const IgnoredDirective> IgnoredDirectives() { return kIgnored; }
+
+const IgnoredDirective* FindIgnoredDirective(std::string_view name) {
+  for (const IgnoredDirective& directive : kIgnored) {
+    if (EqualsIgnoreCase(directive.name, name)) return &directive;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> CheckIgnoredDirective(const IgnoredDirective& directive,
+                                                 const std::vector<std::string>& args) {
+  if (directive.kind == Kind::kSpecial) return directive.check(args);
+  if (args.size() != 2) return WrongArgumentCount();
+  const std::string& value = args[1];
+  switch (directive.kind) {
+    case Kind::kBool:
+      return CheckYesNo(value);
+    case Kind::kInteger: {
+      const Parsed<std::int64_t> parsed = ParseIntegerInRange(value, directive.min, directive.max);
+      if (const auto* reason = std::get_if<std::string>(&parsed)) return *reason;
+      return std::nullopt;
+    }
+    case Kind::kMemory: {
+      const Parsed<std::int64_t> parsed = ParseMemoryInRange(value, directive.min, directive.max);
+      if (const auto* reason = std::get_if<std::string>(&parsed)) return *reason;
+      return std::nullopt;
+    }
+    case Kind::kEnum:
+      if (InChoices(value, directive.choices)) return std::nullopt;
+      return EnumReason(directive.choices);
+    case Kind::kString:
+    case Kind::kSpecial:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace latch::config

@@ -1,0 +1,35 @@
+#pragma once
+// protected-mode, as Redis 7: while it is on and no password is set, a client that is not on
+// the loopback interface is sent kProtectedModeDenied and closed (whatever `bind` says).
+#include <boost/asio/ip/address.hpp>
+#include <string_view>
+
+namespace latch {
+
+// redis-server 7.0.15's text, byte for byte (its "Setup a an" included), with CRLF.
+inline constexpr std::string_view kProtectedModeDenied =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need to "
+    "do one of the above things in order for the server to start accepting connections from the "
+    "outside.\r\n";
+
+// 127.0.0.0/8, ::1, and 127.x mapped into IPv6.
+inline bool IsLoopbackPeer(const boost::asio::ip::address& a) {
+  if (a.is_v4()) return a.to_v4().is_loopback();
+  const auto v6 = a.to_v6();
+  if (v6.is_v4_mapped()) {
+    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6).is_loopback();
+  }
+  return v6.is_loopback();
+}
+
+}  // namespace latch
