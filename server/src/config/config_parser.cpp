@@ -265,7 +265,8 @@ std::string UsageText(std::string_view program) {
          "       " +
          p +
          " /etc/latchd/latchd.conf --loglevel verbose --requirepass \"a b\"\n\n"
-         "Directives (see conf/latchd.conf): bind, port, metrics-port, io-threads, shards, requirepass,\n"
+         "Directives (see conf/latchd.conf): bind, port, metrics-port, rest-port, rest-bind, rest-token,\n"
+         "io-threads, shards, requirepass,\n"
          "maxclients, timeout, maxmemory, maxmemory-policy, proto-max-bulk-len,\n"
          "client-query-buffer-limit, loglevel, logfile, enable-debug-command, hz, lua-time-limit.\n";
 }
