@@ -25,6 +25,7 @@
 #include "net/listener.h"
 #include "net/protected_mode.h"
 #include "net/worker.h"
+#include "rest/rest_endpoint.h"
 #include "server_state.h"
 
 namespace latch {
@@ -60,14 +61,16 @@ class ServerImpl {
   int Start() {
     std::lock_guard lock(mu_);
     if (running_) return state_.tcp_port;
-    std::string bind;
-    int port, metrics_port;
+    std::string bind, rest_bind;
+    int port, metrics_port, rest_port;
     {
       std::lock_guard olock(state_.options_mu);
       bind = state_.options.bind;
       port = state_.options.port;
       metrics_port = state_.options.metrics_port;
       backlog_ = state_.options.tcp_backlog;
+      rest_port = state_.options.rest_port;
+      rest_bind = state_.options.rest_bind.empty() ? bind : state_.options.rest_bind;
     }
     // A server can be started again after stop(): run what an earlier run left queued
     // (a SHUTDOWN's close that came after the accept thread ended) before the new listener
@@ -75,22 +78,31 @@ class ServerImpl {
     accept_ctx_.restart();
     accept_ctx_.poll();
     accept_ctx_.restart();
-    const std::string first = OpenListeners(bind, port);
-    if (metrics_port > 0) {
-      try {
-        state_.metrics_port = metrics_.Start(first, metrics_port);
-      } catch (...) {
-        acceptors_.clear();
-        throw;
+    const std::string first = OpenListeners(bind, port, "server TCP", acceptors_);
+    state_.tcp_port = port;
+    std::string rest_first;
+    try {
+      if (rest_port > 0) {
+        rest_first = OpenListeners(rest_bind, rest_port, "REST", rest_acceptors_);
+        rest_port_ = rest_port;
       }
+      if (metrics_port > 0) state_.metrics_port = metrics_.Start(first, metrics_port);
+    } catch (...) {
+      acceptors_.clear();
+      rest_acceptors_.clear();
+      throw;
     }
-    for (int i = 0; i < threads_; ++i) workers_.push_back(std::make_unique<Worker>(i, state_));
+    for (int i = 0; i < threads_; ++i) {
+      workers_.push_back(std::make_unique<Worker>(i, state_));
+      rest_sessions_.push_back(std::make_unique<rest::SessionSet>());
+    }
     for (int i = 0; i < threads_; ++i) {
       std::vector<int> shards;
       for (int s = i; s < state_.keyspace.shard_count(); s += threads_) shards.push_back(s);
       workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
     }
-    for (auto& a : acceptors_) Accept(*a);
+    for (auto& a : acceptors_) Accept(*a, false);
+    for (auto& a : rest_acceptors_) Accept(*a, true);
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
     running_ = true;
     shutdown_requested_ = false;
@@ -99,6 +111,9 @@ class ServerImpl {
                  threads_, state_.keyspace.shard_count());
     if (state_.metrics_port > 0) {
       spdlog::info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
+    }
+    if (rest_port_ > 0) {
+      spdlog::info("Upstash-compatible REST API on http://{}:{}/", rest_first, rest_port_);
     }
     return state_.tcp_port;
   }
@@ -114,9 +129,11 @@ class ServerImpl {
     CloseAcceptor();
     if (accept_thread_.joinable()) accept_thread_.join();
     metrics_.Stop();
+    CloseRestSessions();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
     workers_.clear();
+    rest_sessions_.clear();  // after the workers' contexts, whose sessions unregister here
     SetStopped(true);
   }
 
@@ -127,6 +144,7 @@ class ServerImpl {
   void RequestShutdown() {
     if (shutdown_requested_.exchange(true)) return;
     spdlog::warn("User requested shutdown...");
+    CloseRestSessions();
     for (auto& w : workers_) w->Shutdown();
     // Wait() returns only once the listener is really closed: a caller that sees wait()
     // return and connects must be refused (a late SetStopped here let one connection in).
@@ -145,19 +163,22 @@ class ServerImpl {
 
   int port() const { return state_.tcp_port; }
   int metrics_port() const { return state_.metrics_port; }
+  int rest_port() const { return rest_port_; }
   const Clock& clock() const { return *clock_; }
 
  private:
-  // Opens one listener per bind address (all on one port: the first one's when port is 0)
-  // and returns the first address listened on. An address marked optional ('-') that the
-  // host does not have is skipped, as Redis does; any other failure throws.
-  std::string OpenListeners(const std::string& bind, int port) {
-    acceptors_.clear();
+  // Opens one listener per bind address into `out` (all on one port: the first one's when
+  // port is 0, written back to `port`) and returns the first address listened on. An address
+  // marked optional ('-') that the host does not have is skipped, as Redis does; any other
+  // failure throws.
+  std::string OpenListeners(const std::string& bind, int& port, const std::string& what,
+                            std::vector<std::unique_ptr<tcp::acceptor>>& out) {
+    out.clear();
     std::string first;
     for (const config::BindAddress& a : config::SplitBindAddresses(bind)) {
       auto acceptor = std::make_unique<tcp::acceptor>(accept_ctx_);
       try {
-        port = OpenListener(*acceptor, config::ListenAddress(a), port, backlog_, "server TCP");
+        port = OpenListener(*acceptor, config::ListenAddress(a), port, backlog_, what);
       } catch (const ListenError& e) {
         namespace errc = boost::system::errc;
         if (a.optional && (e.code() == errc::address_not_available ||
@@ -166,17 +187,16 @@ class ServerImpl {
           spdlog::warn("Skipping optional bind address {}: {}", a.address, e.code().message());
           continue;
         }
-        acceptors_.clear();
+        out.clear();
         throw;
       }
       if (first.empty()) first = config::ListenAddress(a);
-      acceptors_.push_back(std::move(acceptor));
+      out.push_back(std::move(acceptor));
     }
-    if (acceptors_.empty()) {
-      throw std::runtime_error("Could not create server TCP listening socket: none of the "
+    if (out.empty()) {
+      throw std::runtime_error("Could not create " + what + " listening socket: none of the "
                                "bind addresses '" + bind + "' is available");
     }
-    state_.tcp_port = port;
     return first;
   }
 
@@ -187,6 +207,15 @@ class ServerImpl {
   void CloseAcceptorsNow() {
     boost::system::error_code ec;
     for (auto& a : acceptors_) a->close(ec);
+    for (auto& a : rest_acceptors_) a->close(ec);
+  }
+
+  // Each worker closes its REST sessions before its own Shutdown (posted in this order, so it
+  // runs first) stops its context.
+  void CloseRestSessions() {
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+      asio::post(workers_[i]->context(), [set = rest_sessions_[i].get()] { set->CloseAll(); });
+    }
   }
 
   void SetStopped(bool stopped) {
@@ -197,29 +226,32 @@ class ServerImpl {
     if (stopped) wait_cv_.notify_all();
   }
 
-  void Accept(tcp::acceptor& acceptor) {
-    Worker& w = *workers_[next_worker_];
+  // `rest`: an HTTP connection of the REST endpoint, served on the worker like a RESP one.
+  void Accept(tcp::acceptor& acceptor, bool rest) {
+    const std::size_t i = next_worker_;
+    Worker& w = *workers_[i];
     next_worker_ = (next_worker_ + 1) % workers_.size();
-    acceptor.async_accept(w.context(), [this, &w, &acceptor](const boost::system::error_code& ec,
-                                                             tcp::socket socket) {
+    acceptor.async_accept(w.context(), [this, i, rest, &acceptor](
+                                           const boost::system::error_code& ec,
+                                           tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (ec == asio::error::no_descriptors ||
           ec == boost::system::errc::too_many_files_open_in_system) {
-        BackOffAccept(acceptor, ec);
+        BackOffAccept(acceptor, ec, rest);
         return;
       }
-      if (!ec) OnAccept(w, std::move(socket));
-      Accept(acceptor);
+      if (!ec) OnAccept(i, std::move(socket), rest);
+      Accept(acceptor, rest);
     });
   }
 
   // Out of descriptors (EMFILE/ENFILE): the pending connection stays in the backlog and
   // every retry would fail at once, so wait before the next accept instead of spinning.
-  void BackOffAccept(tcp::acceptor& acceptor, const boost::system::error_code& ec) {
+  void BackOffAccept(tcp::acceptor& acceptor, const boost::system::error_code& ec, bool rest) {
     spdlog::warn("Accepting client connection: accept: {}", ec.message());
     auto timer = std::make_shared<asio::steady_timer>(accept_ctx_, std::chrono::milliseconds(100));
-    timer->async_wait([this, timer, &acceptor](const boost::system::error_code& wait_ec) {
-      if (!wait_ec && acceptor.is_open()) Accept(acceptor);
+    timer->async_wait([this, timer, rest, &acceptor](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && acceptor.is_open()) Accept(acceptor, rest);
     });
   }
 
@@ -265,14 +297,25 @@ class ServerImpl {
     ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
   }
 
-  void OnAccept(Worker& w, tcp::socket socket) {
+  void OnAccept(std::size_t i, tcp::socket socket, bool rest) {
+    Worker& w = *workers_[i];
     state_.stats.total_connections.fetch_add(1, std::memory_order_relaxed);
     if (!ApplyListenOptions(socket)) return;
     auto info = state_.clients.Add(state_.maxclients.load());
     if (!info) {
       // Redis replies the error on the new socket and closes it.
       state_.stats.rejected_connections.fetch_add(1, std::memory_order_relaxed);
-      Refuse(socket, "-" + std::string(errors::kMaxClients) + "\r\n");
+      Refuse(socket, rest ? std::string(rest::MaxClientsResponse())
+                          : "-" + std::string(errors::kMaxClients) + "\r\n");
+      return;
+    }
+    if (rest) {
+      asio::post(w.context(), [this, i, &w, s = std::move(socket), info]() mutable {
+        boost::system::error_code ec;
+        const int fd = s.release(ec);
+        if (ec) return state_.clients.Remove(info->id);
+        rest_sessions_[i]->Start(fd, state_, w, std::move(info));
+      });
       return;
     }
     asio::post(w.context(), [this, &w, s = std::move(socket), info]() mutable {
@@ -289,6 +332,9 @@ class ServerImpl {
   MetricsHttp metrics_{state_};
   asio::io_context accept_ctx_;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors_;  // one per bind address
+  std::vector<std::unique_ptr<tcp::acceptor>> rest_acceptors_;  // one per rest-bind address
+  std::vector<std::unique_ptr<rest::SessionSet>> rest_sessions_;  // one per worker
+  int rest_port_ = 0;
   std::thread accept_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::size_t next_worker_ = 0;
@@ -308,6 +354,7 @@ void Server::stop() { impl_->Stop(); }
 void Server::wait() { impl_->Wait(); }
 int Server::port() const { return impl_->port(); }
 int Server::metrics_port() const { return impl_->metrics_port(); }
+int Server::rest_port() const { return impl_->rest_port(); }
 const Clock& Server::clock() const { return impl_->clock(); }
 
 }  // namespace latch

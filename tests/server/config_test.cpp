@@ -396,6 +396,17 @@ TEST(ConfigDirectivesTest, BulkLengthFitsTheStoresLengthFields) {
   EXPECT_EQ(o.proto_max_bulk_len, 2147483647LL) << "a refused value leaves the option as it was";
 }
 
+TEST(ConfigDirectivesTest, RestBindTakesBindsFormOrEmpty) {
+  Options o;
+  EXPECT_EQ(FindConfigDirective("rest-bind")->set(o, "*  -::*"), std::nullopt);
+  EXPECT_EQ(o.rest_bind, "* -::*");
+  EXPECT_EQ(FindConfigDirective("rest-bind")->set(o, ""), std::nullopt);
+  EXPECT_EQ(o.rest_bind, "") << "empty: the addresses of bind";
+  EXPECT_EQ(FindConfigDirective("rest-bind")->set(o, "not-an-ip"),
+            std::optional<std::string>("'not-an-ip' is not an IP address"));
+  EXPECT_EQ(o.rest_bind, "");
+}
+
 TEST(ConfigDirectivesTest, PersistenceCanOnlyBeOff) {
   Options o;
   EXPECT_EQ(FindConfigDirective("save")->set(o, ""), std::nullopt);
@@ -409,6 +420,9 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"bind", "::1"},
       {"port", "7777"},
       {"metrics-port", "9121"},
+      {"rest-port", "8079"},
+      {"rest-bind", "127.0.0.1 -::1"},
+      {"rest-token", "t0k en"},
       {"io-threads", "3"},
       {"shards", "64"},
       {"requirepass", "p w"},

@@ -14,6 +14,11 @@ struct Options {
   std::string bind = "127.0.0.1";
   int port = 6380;            // 0 = pick a free port (Server::start() returns it)
   int metrics_port = 0;       // Prometheus GET /metrics on the first bind address; 0 = off
+  // Upstash-compatible REST endpoint (HTTP/1.1, server/src/rest/): port 0 = off; bind empty =
+  // the addresses of `bind`; token empty = the requirepass rules (no token when none is set).
+  int rest_port = 0;
+  std::string rest_bind;
+  std::string rest_token;
   int io_threads = 0;         // 0 = one per hardware thread
   int shards = 0;             // power of two; 0 = 16 per io thread, rounded up
   std::string requirepass;    // empty = no password

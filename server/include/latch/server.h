@@ -40,6 +40,8 @@ class Server {
   int port() const;
   // The bound port of GET /metrics (Options::metrics_port), 0 when it is off.
   int metrics_port() const;
+  // The bound port of the REST endpoint (Options::rest_port), 0 when it is off.
+  int rest_port() const;
   const Clock& clock() const;
 
  private:

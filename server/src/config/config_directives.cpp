@@ -97,6 +97,16 @@ SetResult SetBind(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
+// rest-bind: bind's syntax; empty means "the addresses of bind".
+SetResult SetRestBind(Options& o, std::string_view value) {
+  Options parsed;
+  if (!value.empty()) {
+    if (SetResult reason = SetBind(parsed, value)) return reason;
+  }
+  o.rest_bind = value.empty() ? std::string() : parsed.bind;
+  return std::nullopt;
+}
+
 SetResult SetShards(Options& o, std::string_view value) {
   const Parsed<std::int64_t> parsed = ParseIntegerInRange(value, 0, kMaxShards);
   if (const std::string* reason = Reason(parsed)) return *reason;
@@ -230,6 +240,11 @@ constexpr std::array kDirectives = {
     ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
     ConfigDirective{"metrics-port", GetNumber<&Options::metrics_port>,
                     SetInteger<&Options::metrics_port, 0, 65535>, false},
+    ConfigDirective{"rest-port", GetNumber<&Options::rest_port>,
+                    SetInteger<&Options::rest_port, 0, 65535>, false},
+    ConfigDirective{"rest-bind", GetString<&Options::rest_bind>, SetRestBind, false, true},
+    ConfigDirective{"rest-token", GetString<&Options::rest_token>,
+                    SetString<&Options::rest_token>, true},
     ConfigDirective{"io-threads", GetNumber<&Options::io_threads>,
                     SetInteger<&Options::io_threads, 0, kMaxIoThreads>, false},
     ConfigDirective{"shards", GetNumber<&Options::shards>, SetShards, false},

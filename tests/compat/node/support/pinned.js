@@ -10,6 +10,9 @@ const PINNED = {
   ioredis: '5.9.3',
   redis: '4.7.1',
   '@redis/client': '1.6.1',
+  '@upstash/redis': '1.39.0',
+  '@upstash/lock': 'v0.2.1', // also spelled with a "v"
+  typescript: '5.9.3', // compiles the seed article's TypeScript in upstash.test.js
 };
 
 // Read from the package.json above the resolved entry point: redlock's "exports" field hides

@@ -1,0 +1,155 @@
+#include "rest/command_runner.h"
+
+#include <limits>
+
+#include "commands/command_table.h"
+#include "commands/context.h"
+#include "server_state.h"
+
+namespace latch::rest {
+namespace {
+
+using protocol::Reply;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// One request's client: a fresh session, one reply buffer reused by every command.
+class Runner {
+ public:
+  explicit Runner(const RunOptions& options) : options_(options), writer_(&out_, 2) {
+    session_.info = options.info;
+    session_.authenticated = true;
+  }
+
+  // Runs a command from the request (refused ones are answered here, not dispatched).
+  Reply Run(const Args& args) {
+    if (args.empty()) return Reply::Error("ERR empty command");
+    if (auto refused = RefusedOverRest(args[0])) return Reply::Error(*refused);
+    return Dispatch(args);
+  }
+
+  // Any command, MULTI and EXEC included (the transaction form runs those itself).
+  Reply Dispatch(const Args& args) {
+    out_.clear();
+    views_.assign(args.begin(), args.end());
+    // As a RESP connection: one full clock read for the request, then only the monotonic one.
+    const TimeSnapshot now =
+        first_ ? options_.state.clock->Now() : options_.state.clock->NowSameWallOffset();
+    first_ = false;
+    CommandContext ctx{views_, writer_, session_, options_.state, now, nullptr};
+    options_.state.commands->Dispatch(ctx);
+    options_.state.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
+    return ReadReply();
+  }
+
+ private:
+  // The one reply the handler wrote (handlers write exactly one; anything else is a bug
+  // reported as an error rather than a malformed body).
+  Reply ReadReply() {
+    protocol::ReplyReaderLimits limits;
+    limits.max_bulk_len = std::numeric_limits<std::int64_t>::max();
+    limits.max_depth = 64;
+    protocol::ReplyReader reader(limits);
+    reader.Feed(out_);
+    Reply reply;
+    if (reader.Next(&reply) != protocol::ReplyReader::Status::kReply || reader.buffered() != 0) {
+      return Reply::Error("ERR the command's reply cannot be shown as JSON");
+    }
+    return reply;
+  }
+
+  const RunOptions& options_;
+  Session session_;
+  std::string out_;
+  protocol::ReplyWriter writer_;
+  std::vector<std::string_view> views_;
+  bool first_ = true;
+};
+
+// {"result": ...} or {"error": ...}: one command's entry (or whole body).
+void AppendEntry(const Reply& reply, Encoding encoding, std::string* out) {
+  if (reply.is_error()) {
+    out->append("{\"error\":");
+    AppendJsonString(reply.str, out);
+  } else {
+    out->append("{\"result\":");
+    AppendJsonValue(reply, encoding, true, out);
+  }
+  out->push_back('}');
+}
+
+}  // namespace
+
+std::optional<std::string> RefusedOverRest(std::string_view command) {
+  for (std::string_view tx : {"multi", "exec", "discard", "watch", "unwatch"}) {
+    if (EqualsIgnoreCase(command, tx)) {
+      return "ERR " + std::string(tx) +
+             " is not available over REST: POST the transaction's commands to /multi-exec";
+    }
+  }
+  for (std::string_view conn : {"auth", "hello", "quit", "reset"}) {
+    if (EqualsIgnoreCase(command, conn)) {
+      return "ERR " + std::string(conn) +
+             " is not available over REST: every request stands alone and is authenticated "
+             "by its token";
+    }
+  }
+  return std::nullopt;
+}
+
+RunResult RunCommand(const RunOptions& options, const Args& args) {
+  Runner runner(options);
+  const Reply reply = runner.Run(args);
+  RunResult result;
+  result.status = reply.is_error() ? 400 : 200;
+  AppendEntry(reply, options.encoding, &result.body);
+  return result;
+}
+
+RunResult RunPipeline(const RunOptions& options, const std::vector<Args>& commands) {
+  Runner runner(options);
+  RunResult result;
+  result.body.push_back('[');
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    if (i > 0) result.body.push_back(',');
+    AppendEntry(runner.Run(commands[i]), options.encoding, &result.body);
+  }
+  result.body.push_back(']');
+  return result;
+}
+
+RunResult RunTransaction(const RunOptions& options, const std::vector<Args>& commands) {
+  // A refused command refuses the request before anything is queued.
+  for (const Args& args : commands) {
+    std::optional<std::string> refused =
+        args.empty() ? std::optional<std::string>("ERR empty command") : RefusedOverRest(args[0]);
+    if (refused) return {400, JsonError(*refused)};
+  }
+  Runner runner(options);
+  runner.Dispatch({"MULTI"});
+  for (const Args& args : commands) runner.Dispatch(args);  // QUEUED, or an error EXEC reports
+  const Reply exec = runner.Dispatch({"EXEC"});
+  if (exec.is_error()) return {400, JsonError(exec.str)};
+  if (exec.type != protocol::ReplyType::kArray) {
+    return {400, JsonError("EXECABORT Transaction discarded")};
+  }
+  RunResult result;
+  result.body.push_back('[');
+  for (std::size_t i = 0; i < exec.elements.size(); ++i) {
+    if (i > 0) result.body.push_back(',');
+    AppendEntry(exec.elements[i], options.encoding, &result.body);
+  }
+  result.body.push_back(']');
+  return result;
+}
+
+}  // namespace latch::rest
