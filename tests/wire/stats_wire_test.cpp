@@ -53,6 +53,9 @@ const std::vector<Args> kErrorMakers = {
     {"EVAL", "return {err='nospace'}", "0"},                         // no code: ERR
     {"EVAL", "error('x')", "0"},                                     // ERR
     {"EVAL", "return {1, redis.error_reply('NESTED e')}", "0"},     // inside an array
+    {"EVAL", "return redis.error_reply('C23456789012345678901234567890 x')", "0"},   // 30: kept
+    {"EVAL", "return redis.error_reply('C234567890123456789012345678901 x')", "0"},  // 31: ERR
+    {"EVAL", "return redis.error_reply('A:B#C x')", "0"},            // shown as A_B_C
     {"NOSUCHCOMMAND"},                                               // rejected: ERR
     {"GET"},                                                         // arity: ERR
     {"GET", "s", "extra"},                                           // arity: ERR
