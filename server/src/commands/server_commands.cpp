@@ -2,8 +2,6 @@
 // come from the stats registry (metrics/stats_registry.h).
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <mutex>
 #include <string>
 
