@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "latch/protocol/reply_reader.h"
+#include "latch/protocol/request_encoder.h"
 
 namespace latch {
 

@@ -22,7 +22,7 @@ void ReplyWriter::Simple(std::string_view s) {
   out_->append("\r\n");
 }
 
-void ReplyWriter::Error(std::string_view s) {
+void ReplyWriter::ErrorAlreadyCounted(std::string_view s) {
   // A newline inside an error would split the reply: Redis replaces them with spaces.
   out_->push_back('-');
   std::size_t start = out_->size();

@@ -14,6 +14,8 @@
 #include <climits>
 #include <cstring>
 
+#include "latch/protocol/split_args.h"
+
 namespace latch::protocol {
 namespace {
 
@@ -86,21 +88,6 @@ bool FastHeader(std::string_view buf, std::size_t pos, std::size_t* cr, std::int
   if (next == nullptr) return false;
   *cr = static_cast<std::size_t>(next - buf.data()) - 2;
   return true;
-}
-
-// isspace() in the C locale.
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-bool IsHexDigit(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
 }
 
 }  // namespace
@@ -230,7 +217,7 @@ RequestParser::Result RequestParser::ParseInline(std::string_view buf) {
   }
   std::size_t line_len = newline;
   if (line_len > 0 && buf[line_len - 1] == '\r') --line_len;
-  if (!SplitInlineArgs(buf.substr(0, line_len), &inline_args_)) return Fail(kUnbalanced);
+  if (!SplitArgs(buf.substr(0, line_len), &inline_args_)) return Fail(kUnbalanced);
   pos_ = newline + 1;
   if (inline_args_.empty()) return Finish(Result::kEmpty);
   args_.clear();
@@ -261,106 +248,6 @@ void RequestParser::Reset() {
   bulk_len_ = -1;
   spans_.clear();
   args_.clear();
-}
-
-bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
-  // sdssplitargs works on a C string: a NUL ends the line.
-  if (const void* nul = std::memchr(line.data(), '\0', line.size()); nul != nullptr) {
-    line = line.substr(0, static_cast<const char*>(nul) - line.data());
-  }
-  const std::size_t n = line.size();
-  auto at = [&](std::size_t i) { return i < n ? line[i] : '\0'; };
-  std::size_t count = 0;  // tokens written; earlier strings in *out are reused in place
-  std::size_t i = 0;
-  while (true) {
-    while (i < n && IsSpace(line[i])) ++i;
-    if (i == n) break;
-    if (count == out->size()) out->emplace_back();
-    std::string& token = (*out)[count++];
-    token.clear();
-    bool in_double = false;
-    bool in_single = false;
-    bool done = false;
-    while (!done) {
-      const char c = at(i);
-      if (in_double) {
-        if (c == '\\' && at(i + 1) == 'x' && IsHexDigit(at(i + 2)) && IsHexDigit(at(i + 3))) {
-          token += static_cast<char>(HexValue(at(i + 2)) * 16 + HexValue(at(i + 3)));
-          i += 3;
-        } else if (c == '\\' && at(i + 1) != '\0') {
-          ++i;
-          switch (line[i]) {
-            case 'n':
-              token += '\n';
-              break;
-            case 'r':
-              token += '\r';
-              break;
-            case 't':
-              token += '\t';
-              break;
-            case 'b':
-              token += '\b';
-              break;
-            case 'a':
-              token += '\a';
-              break;
-            default:
-              token += line[i];
-              break;
-          }
-        } else if (c == '"') {
-          // A closing quote must be followed by a space or the end of the line.
-          if (at(i + 1) != '\0' && !IsSpace(at(i + 1))) break;
-          done = true;
-        } else if (c == '\0') {
-          break;  // unterminated quotes
-        } else {
-          token += c;
-        }
-      } else if (in_single) {
-        if (c == '\\' && at(i + 1) == '\'') {
-          ++i;
-          token += '\'';
-        } else if (c == '\'') {
-          if (at(i + 1) != '\0' && !IsSpace(at(i + 1))) break;
-          done = true;
-        } else if (c == '\0') {
-          break;
-        } else {
-          token += c;
-        }
-      } else {
-        // Unquoted: only these end a token (not '\v' or '\f', which isspace() skips
-        // between tokens); a quote opens quoting in the middle of a token.
-        switch (c) {
-          case ' ':
-          case '\n':
-          case '\r':
-          case '\t':
-          case '\0':
-            done = true;
-            break;
-          case '"':
-            in_double = true;
-            break;
-          case '\'':
-            in_single = true;
-            break;
-          default:
-            token += c;
-            break;
-        }
-      }
-      if (i < n) ++i;
-    }
-    if (!done) {
-      out->clear();
-      return false;
-    }
-  }
-  out->resize(count);
-  return true;
 }
 
 }  // namespace latch::protocol

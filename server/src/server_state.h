@@ -11,6 +11,7 @@
 
 #include "latch/clock.h"
 #include "latch/options.h"
+#include "metrics/error_stats.h"
 #include "store/keyspace.h"
 #include "striped_counter.h"
 #include "store/lock_table.h"
@@ -24,7 +25,8 @@ class ScriptEngine;
 }  // namespace scripting
 
 // Bumped on the data path by every worker: striped, so that counting costs no cache-line
-// traffic between cores (see striped_counter.h).
+// traffic between cores (see striped_counter.h). What INFO, /metrics and RESETSTAT do with
+// each is declared once in metrics/stats_registry.cpp.
 struct Stats {
   StripedCounter total_connections;
   StripedCounter rejected_connections;
@@ -34,6 +36,8 @@ struct Stats {
   StripedCounter net_input_bytes;
   StripedCounter net_output_bytes;
   StripedCounter protocol_errors;
+  ErrorStats errors;  // total_error_replies, errorstats: every connection's writer reports here
+  std::atomic<std::uint64_t> expired_keys_at_reset{0};  // keyspace total at the last RESETSTAT
 };
 
 // What CLIENT LIST / CLIENT INFO show of a connection. The owning connection writes the

@@ -2,6 +2,7 @@
 // every byte position, and fed one byte at a time: the replies must not depend on how the
 // bytes arrive.
 #include "latch/protocol/reply_reader.h"
+#include "latch/protocol/request_encoder.h"
 
 #include <gtest/gtest.h>
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "latch/protocol/request_parser.h"
+#include "latch/protocol/split_args.h"
 #include "protocol/request_parser_check.h"
 #include "protocol/request_parser_harness.h"
 
@@ -139,11 +140,11 @@ std::vector<SplitCase> SplitCases() {
   };
 }
 
-TEST(SplitInlineArgs, Table) {
+TEST(SplitArgs, Table) {
   std::vector<std::string> out = {"stale", "values", "to", "overwrite"};
   for (const SplitCase& c : SplitCases()) {
     SCOPED_TRACE(Escape(c.line));
-    const bool ok = SplitInlineArgs(c.line, &out);
+    const bool ok = SplitArgs(c.line, &out);
     ASSERT_EQ(ok, c.args.has_value());
     if (ok) {
       EXPECT_EQ(out, *c.args);

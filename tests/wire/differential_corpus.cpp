@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "latch/protocol/request_parser.h"
+#include "latch/protocol/split_args.h"
 #include "support/resp_frame.h"
 
 namespace latch::test {
@@ -26,7 +27,7 @@ bool IsAggregate(char type) { return type == '*' || type == '~' || type == '%' |
 // library's splitter (the one latchd uses for inline requests) reads them.
 bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
   out->clear();
-  return protocol::SplitInlineArgs(line, out);
+  return protocol::SplitArgs(line, out);
 }
 
 bool Unescape(std::string_view text, std::string* out) {

@@ -79,6 +79,25 @@ TEST(MetricsWire, NumbersFollowTheClients) {
   EXPECT_EQ(Sample(r, "latch_commands_processed_total"), 5) << r;
 }
 
+TEST(MetricsWire, ErrorRepliesAndResetStat) {
+  MetricsServer m;
+  RawConnection c(m.server.port());
+  ASSERT_EQ(c.Command("NOSUCHCMD").substr(0, 4), "-ERR");
+  ASSERT_EQ(c.Command("EVAL", "return redis.error_reply('MINE x')", "0"), "-MINE x\r\n");
+  std::string r = Get(m.port(), "/metrics");
+  EXPECT_EQ(Sample(r, "latch_error_replies_total"), 2) << r;
+  EXPECT_NE(r.find("\nlatch_error_replies_by_code_total{code=\"ERR\"} 1\n"), std::string::npos)
+      << r;
+  EXPECT_NE(r.find("\nlatch_error_replies_by_code_total{code=\"MINE\"} 1\n"), std::string::npos)
+      << r;
+  ASSERT_EQ(c.Command("CONFIG", "RESETSTAT"), "+OK\r\n");
+  r = Get(m.port(), "/metrics");
+  EXPECT_EQ(Sample(r, "latch_error_replies_total"), 0) << r;
+  EXPECT_EQ(r.find("latch_error_replies_by_code_total{"), std::string::npos) << r;
+  EXPECT_EQ(Sample(r, "latch_commands_processed_total"), 1) << "RESETSTAT itself" << r;
+  EXPECT_EQ(Sample(r, "latch_connected_clients"), 1) << "a gauge is not reset" << r;
+}
+
 TEST(MetricsWire, KeepAliveAndHead) {
   MetricsServer m;
   const std::string r = Http(m.port(),

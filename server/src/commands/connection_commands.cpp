@@ -6,6 +6,7 @@
 #include "commands/client_list.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/transaction_commands.h"
 
 namespace latch {
 namespace {
@@ -116,6 +117,25 @@ void HelloCommand(CommandContext& ctx) {
   ctx.out.Bulk("master");
   ctx.out.Bulk("modules");
   ctx.out.ArrayHeader(0);
+}
+
+// RESET (Redis 6.2+): the connection as it was right after connecting. MULTI is discarded
+// and WATCHes dropped, the protocol goes back to RESP2 (the +RESET reply already in RESP2),
+// the name is cleared and, with requirepass, the client must AUTH again. latchd has one
+// database and no pub/sub, tracking or reply modes, so there is nothing else to undo.
+void ResetCommand(CommandContext& ctx) {
+  Session& s = ctx.session;
+  ResetMulti(s);
+  ClearWatches(s, ctx.server.watches);
+  s.authenticated = !ctx.server.auth_required.load();
+  s.proto = 2;
+  ctx.out.set_proto(2);
+  s.info->proto = 2;
+  {
+    std::lock_guard lock(ctx.server.clients.mu);
+    s.info->name.clear();
+  }
+  ctx.out.Simple("RESET");
 }
 
 void SelectCommand(CommandContext& ctx) {
@@ -256,6 +276,10 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Add({.name = "hello", .arity = -1, .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy,
          .handler = HelloCommand, .group = "connection",
          .summary = "Handshakes with the Redis server.", .since = "6.0.0"});
+  t.Add({.name = "reset", .arity = 1,
+         .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy | kCmdTxControl,
+         .handler = ResetCommand, .group = "connection", .summary = "Resets the connection.",
+         .since = "6.2.0"});
   t.Add({.name = "select", .arity = 2, .flags = conn, .handler = SelectCommand,
          .group = "connection", .summary = "Changes the selected database.", .since = "1.0.0"});
   CommandSpec client{.name = "client", .arity = -2, .flags = 0, .group = "connection",

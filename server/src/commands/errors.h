@@ -30,7 +30,7 @@ inline constexpr std::string_view kHelloNotInteger =
     "ERR Protocol version is not an integer or out of range";
 inline constexpr std::string_view kHelloNoAuth =
     "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-    "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+    "AUTH <user> <pass> option can be used to authenticate the client and select the "
     "RESP protocol version at the same time";
 inline constexpr std::string_view kClientNameChars =
     "ERR Client names cannot contain spaces, newlines or special characters.";

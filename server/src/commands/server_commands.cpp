@@ -1,17 +1,17 @@
-// INFO, CONFIG GET/SET/RESETSTAT, TIME, DEBUG.
+// INFO, CONFIG GET/SET/RESETSTAT/HELP, TIME, DEBUG, SHUTDOWN. INFO's numbers and RESETSTAT
+// come from the stats registry (metrics/stats_registry.h).
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <string>
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/peer_address.h"
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
+#include "metrics/stats_registry.h"
 #include "scripting/script_engine.h"
 #include <spdlog/spdlog.h>
 
@@ -21,13 +21,6 @@
 
 namespace latch {
 namespace {
-
-std::size_t ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages_total = 0, pages_resident = 0;
-  statm >> pages_total >> pages_resident;
-  return pages_resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
 
 void Line(std::string* s, std::string_view key, const std::string& value) {
   s->append(key);
@@ -75,20 +68,12 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("clients", true)) {
     s.append("# Clients\r\n");
-    Line(&s, "connected_clients", st.clients.count());
-    Line(&s, "maxclients", static_cast<std::uint64_t>(st.maxclients.load()));
-    // Clients parked by LOCK.ACQUIRE ... WAIT are latchd's blocked clients.
-    Line(&s, "blocked_clients",
-         static_cast<std::uint64_t>(std::max<std::int64_t>(0, st.locks.stats().waiters.load())));
+    AppendInfoStats(&s, st, InfoSection::kClients);
     s.append("\r\n");
   }
   if (wants("memory", true)) {
-    std::size_t used = store::UsedMemoryBytes();
-    std::size_t rss = ResidentBytes();
     s.append("# Memory\r\n");
-    Line(&s, "used_memory", used);
-    Line(&s, "used_memory_rss", rss);
-    Line(&s, "maxmemory", static_cast<std::uint64_t>(st.maxmemory.load()));
+    AppendInfoStats(&s, st, InfoSection::kMemory);
     Line(&s, "maxmemory_policy", std::string("noeviction"));
     Line(&s, "mem_allocator", std::string("libc"));
     s.append("\r\n");
@@ -102,22 +87,17 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     s.append("\r\n");
   }
   if (wants("stats", true)) {
-    const Stats& x = st.stats;
     s.append("# Stats\r\n");
-    Line(&s, "total_connections_received", x.total_connections.load());
-    Line(&s, "total_commands_processed", x.total_commands.load());
-    Line(&s, "total_net_input_bytes", x.net_input_bytes.load());
-    Line(&s, "total_net_output_bytes", x.net_output_bytes.load());
-    Line(&s, "rejected_connections", x.rejected_connections.load());
-    Line(&s, "expired_keys", st.keyspace.TotalExpired());
-    Line(&s, "keyspace_hits", x.keyspace_hits.load());
-    Line(&s, "keyspace_misses", x.keyspace_misses.load());
-    Line(&s, "total_error_replies", std::uint64_t{0});
-    Line(&s, "protocol_errors", x.protocol_errors.load());
+    AppendInfoStats(&s, st, InfoSection::kStats);
     s.append("\r\n");
   }
   if (wants("replication", true)) {
     s.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n\r\n");
+  }
+  if (wants("errorstats", true)) {
+    s.append("# Errorstats\r\n");
+    AppendInfoErrorStats(&s, st);
+    s.append("\r\n");
   }
   if (wants("keyspace", true)) {
     s.append("# Keyspace\r\n");
@@ -130,15 +110,8 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     s.append("\r\n");
   }
   if (wants("locks", true)) {
-    store::LockStats& l = st.locks.stats();
     s.append("# Locks\r\n");
-    Line(&s, "lock_grants", l.grants.load());
-    Line(&s, "lock_contended_acquires", l.contended.load());
-    std::int64_t waiting = std::max<std::int64_t>(0, l.waiters.load());
-    Line(&s, "lock_waiters", static_cast<std::uint64_t>(waiting));
-    Line(&s, "lock_handoffs", l.handoffs.load());
-    Line(&s, "lock_releases_by_non_owner", l.non_owner_releases.load());
-    Line(&s, "lock_expired_while_held", l.expired_while_held.load());
+    AppendInfoStats(&s, st, InfoSection::kLocks);
     s.append("\r\n");
   }
   // Redis ends the text without the blank line of the last section.
@@ -184,15 +157,39 @@ void ConfigSetCommand(CommandContext& ctx) {
 }
 
 void ConfigResetStatCommand(CommandContext& ctx) {
-  Stats& x = ctx.server.stats;
-  x.total_commands = 0;
-  x.keyspace_hits = 0;
-  x.keyspace_misses = 0;
-  x.net_input_bytes = 0;
-  x.net_output_bytes = 0;
-  x.rejected_connections = 0;
-  x.protocol_errors = 0;
+  ResetStats(ctx.server);
   ctx.out.Ok();
+}
+
+void ConfigHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>",
+      "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file.",
+      "HELP",
+      "    Prints this help.",
+  };
+  WriteHelpLines(ctx.out, kLines);
+}
+
+// Redis's DEBUG HELP layout, listing the subcommands latchd has.
+void DebugHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ADVANCE-CLOCK <milliseconds>",
+      "    Move the server's clock forward (only when it runs on an injected manual clock).",
+      "SLEEP <seconds>",
+      "    Stop the server for <seconds> (0 to 60).",
+      "HELP",
+      "    Prints this help.",
+  };
+  WriteHelpLines(ctx.out, kLines);
 }
 
 // DEBUG exists only with enable-debug-command yes (or local): it can freeze the server.
@@ -203,8 +200,7 @@ void DebugCommand(CommandContext& ctx) {
     allowed = ctx.server.options.enable_debug_command;
     if (!allowed && ctx.server.options.enable_debug_command_local) {
       std::lock_guard clock(ctx.server.clients.mu);
-      const std::string& a = ctx.session.info->addr;
-      allowed = a.starts_with("127.") || a.starts_with("::1");
+      allowed = IsLoopbackPeer(ctx.session.info->addr);
     }
   }
   if (!allowed) {
@@ -214,6 +210,7 @@ void DebugCommand(CommandContext& ctx) {
         "configuration file, and then restart the server.");
   }
   std::string_view sub = ctx.arg(1);
+  if (EqualsNoCase(sub, "help") && ctx.argc() == 2) return DebugHelp(ctx);
   if (EqualsNoCase(sub, "advance-clock") && ctx.argc() == 3) {
     // Moves an injected ManualClock; refused on the system clock.
     auto* manual = dynamic_cast<ManualClock*>(ctx.server.clock.get());
@@ -309,6 +306,10 @@ void RegisterServerCommands(CommandTable& t) {
                                          "Sets configuration parameters in-flight.", "2.0.0"));
   config.subcommands.push_back(ConfigSub("config|resetstat", 2, ConfigResetStatCommand,
                                          "Resets the server's statistics.", "2.0.0"));
+  config.subcommands.push_back(CommandSpec{
+      .name = "config|help", .arity = 2, .flags = kCmdLoading | kCmdStale,
+      .handler = ConfigHelpCommand, .group = "server",
+      .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0"});
   t.Add(std::move(config));
 }
 

@@ -19,13 +19,13 @@ void ClearWatches(Session& s, WatchRegistry& registry) {
   if (s.watcher) s.watcher->dirty = false;
 }
 
-namespace {
-
 void ResetMulti(Session& s) {
   s.in_multi = false;
   s.multi_error = false;
   s.queued.clear();
 }
+
+namespace {
 
 void MultiCommand(CommandContext& ctx) {
   if (ctx.session.in_multi) return ctx.out.Error("ERR MULTI calls can not be nested");

@@ -11,6 +11,7 @@
 #include "config/config_directives.h"
 #include "config/config_values.h"
 #include "config/ignored_directives.h"
+#include "latch/protocol/split_args.h"
 
 #ifndef LATCH_VERSION
 #define LATCH_VERSION "unknown"
@@ -25,21 +26,12 @@ constexpr std::string_view kUnbalancedQuotes = "Unbalanced quotes in configurati
 // include inside include: bounded, so a file that includes itself fails instead of recursing.
 constexpr int kMaxIncludeDepth = 16;
 
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
+// Redis trims a config line of " \t\r\n" only (\v and \f stay, as part of an argument).
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
+  constexpr std::string_view kBlank = " \t\r\n";
+  const auto first = s.find_first_not_of(kBlank);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(kBlank) - first + 1);
 }
 
 [[noreturn]] void ThrowLineError(std::string_view source, std::string_view where, int line,
@@ -118,81 +110,8 @@ bool IsOption(const char* arg) { return arg[0] == '-' && arg[1] == '-'; }
 
 std::optional<std::vector<std::string>> SplitConfigLine(std::string_view line) {
   std::vector<std::string> args;
-  std::size_t i = 0;
-  const std::size_t n = line.size();
-  while (true) {
-    while (i < n && IsSpace(line[i])) ++i;
-    if (i == n) return args;
-    std::string current;
-    bool in_double = false;
-    bool in_single = false;
-    bool done = false;
-    while (!done) {
-      if (in_double) {
-        if (i == n) return std::nullopt;
-        const char c = line[i];
-        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && HexValue(line[i + 2]) >= 0 &&
-            HexValue(line[i + 3]) >= 0) {
-          current += static_cast<char>(HexValue(line[i + 2]) * 16 + HexValue(line[i + 3]));
-          i += 3;
-        } else if (c == '\\' && i + 1 < n) {
-          ++i;
-          switch (line[i]) {
-            case 'n':
-              current += '\n';
-              break;
-            case 'r':
-              current += '\r';
-              break;
-            case 't':
-              current += '\t';
-              break;
-            case 'b':
-              current += '\b';
-              break;
-            case 'a':
-              current += '\a';
-              break;
-            default:
-              current += line[i];
-              break;
-          }
-        } else if (c == '"') {
-          // The closing quote must end the argument.
-          if (i + 1 < n && !IsSpace(line[i + 1])) return std::nullopt;
-          done = true;
-        } else {
-          current += c;
-        }
-      } else if (in_single) {
-        if (i == n) return std::nullopt;
-        const char c = line[i];
-        if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
-          ++i;
-          current += '\'';
-        } else if (c == '\'') {
-          if (i + 1 < n && !IsSpace(line[i + 1])) return std::nullopt;
-          done = true;
-        } else {
-          current += c;
-        }
-      } else {
-        if (i == n) break;
-        const char c = line[i];
-        if (IsSpace(c)) {
-          done = true;
-        } else if (c == '"') {
-          in_double = true;
-        } else if (c == '\'') {
-          in_single = true;
-        } else {
-          current += c;
-        }
-      }
-      if (i < n) ++i;
-    }
-    args.push_back(std::move(current));
-  }
+  if (!protocol::SplitArgs(line, &args)) return std::nullopt;
+  return args;
 }
 
 void ApplyConfigText(std::string_view text, std::string_view source, Options& options,

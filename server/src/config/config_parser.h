@@ -21,9 +21,8 @@
 
 namespace latch::config {
 
-// Redis's sdssplitargs(): whitespace-separated arguments; in "double quotes" the escapes \n \r
-// \t \b \a \\ \" and \xHH; in 'single quotes' only \'. A closing quote must be followed by a
-// space or the end. Returns nullopt on an unbalanced quote.
+// A config line's arguments, split by protocol::SplitArgs (Redis's sdssplitargs, the same
+// splitter as inline requests). Returns nullopt on an unbalanced quote.
 std::optional<std::vector<std::string>> SplitConfigLine(std::string_view line);
 
 // Applies config-file text onto `options`. `source` names it in errors, e.g.

@@ -26,7 +26,7 @@ Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, 
     : socket_(std::move(socket)),
       state_(state),
       worker_(worker),
-      writer_(&out_, 2),
+      writer_(&out_, 2, &state.stats.errors),  // counts every error reply (errorstats)
       block_timer_(worker.context()) {
   session_.info = std::move(info);
   session_.authenticated = !state_.auth_required.load();

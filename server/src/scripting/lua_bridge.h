@@ -55,6 +55,12 @@ void PushErrorHandler(lua_State* L);
 // Pushes the backing (writable) globals table: KEYS and ARGV are set there.
 void PushRealGlobals(lua_State* L);
 
+// Set (true) in an error table whose error was counted in the stats where it arose (a
+// redis.call error): the script's error reply that passes it on does not count it again.
+inline constexpr char kErrorCountedField[] = "ignore_error_stats_update";
+// True when the error table at `index` carries kErrorCountedField.
+bool ErrorCounted(lua_State* L, int index);
+
 // Pushes {err = "<CODE> <message>"} the way Redis builds it from "-CODE message" or a bare
 // "message" (code ERR).
 void PushErrorTable(lua_State* L, std::string_view error);

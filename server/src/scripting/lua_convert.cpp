@@ -48,8 +48,13 @@ void WriteTable(lua_State* L, int t, protocol::ReplyWriter& out, int resp, int d
   const char* s = nullptr;
   if (RawField(L, t, "err") == LUA_TSTRING) {
     s = lua_tolstring(L, -1, &len);
-    out.Error(Sanitized(s, len));
+    const std::string text = Sanitized(s, len);
     lua_pop(L, 1);
+    if (ErrorCounted(L, t)) {
+      out.ErrorAlreadyCounted(text);
+    } else {
+      out.Error(text);
+    }
     return;
   }
   lua_pop(L, 1);
@@ -185,6 +190,14 @@ void WriteValue(lua_State* L, int index, protocol::ReplyWriter& out, int resp, i
 }
 
 }  // namespace
+
+bool ErrorCounted(lua_State* L, int index) {
+  const int abs = index > 0 ? index : lua_gettop(L) + index + 1;
+  lua_getfield(L, abs, kErrorCountedField);
+  const bool counted = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return counted;
+}
 
 void PushErrorTable(lua_State* L, std::string_view error) {
   std::string code = "ERR";

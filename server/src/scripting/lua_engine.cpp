@@ -128,7 +128,12 @@ void LuaEngine::Run(CommandContext& ctx, const LuaScriptCall& call, RunControl& 
   if (status == 0) {
     WriteLuaValue(L, -1, ctx.out, run.resp);
   } else {
-    ctx.out.Error(RaisedErrorText(L, -1, call.sha));
+    const std::string text = RaisedErrorText(L, -1, call.sha);
+    if (lua_istable(L, -1) && ErrorCounted(L, -1)) {
+      ctx.out.ErrorAlreadyCounted(text);  // a redis.call error, counted when it was written
+    } else {
+      ctx.out.Error(text);
+    }
   }
   run.caller = nullptr;
   run.control = nullptr;

@@ -27,6 +27,24 @@ std::string NumberArgument(lua_Number n) {
   return buf;
 }
 
+// Marks the error table on top of the stack as counted already (Redis's field name, which
+// scripts can see too): the script's error reply that passes it on is not counted again.
+void MarkCounted(lua_State* L) {
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, kErrorCountedField);
+}
+
+// A command refused before it ran (unknown, arity, not allowed, OOM): an error reply of
+// that command as far as the stats go, counted here whether or not the script passes it on.
+void PushRefusal(lua_State* L, CommandContext& caller, std::string_view error) {
+  if (protocol::ErrorObserver* errors = caller.out.error_observer()) {
+    errors->OnErrorReply(error.starts_with('-') ? std::string(error.substr(1))
+                                                : "ERR " + std::string(error));
+  }
+  PushErrorTable(L, error);
+  MarkCounted(L);
+}
+
 // Runs one command for redis.call/pcall. Pushes the converted reply, or an error table;
 // returns true when it pushed an error table (the caller raises it for redis.call).
 bool RunCommand(lua_State* L, LuaRun& run) {
@@ -53,28 +71,28 @@ bool RunCommand(lua_State* L, LuaRun& run) {
   const CommandTable& table = *caller.server.commands;
   const CommandSpec* spec = table.FindCommand(args);
   if (spec == nullptr) {
-    PushErrorTable(L, "Unknown Redis command called from script");
+    PushRefusal(L, caller, "Unknown Redis command called from script");
     return true;
   }
   if ((spec->arity > 0 && static_cast<std::size_t>(spec->arity) != args.size()) ||
       (spec->arity < 0 && args.size() < static_cast<std::size_t>(-spec->arity))) {
-    PushErrorTable(L, "Wrong number of args calling Redis command from script");
+    PushRefusal(L, caller, "Wrong number of args calling Redis command from script");
     return true;
   }
   if (spec->flags & kCmdNoScript) {
-    PushErrorTable(L, "This Redis command is not allowed from script");
+    PushRefusal(L, caller, "This Redis command is not allowed from script");
     return true;
   }
   if (spec->flags & kCmdWrite) {
     if (run.read_only) {
-      PushErrorTable(L, "Write commands are not allowed from read-only scripts.");
+      PushRefusal(L, caller, "Write commands are not allowed from read-only scripts.");
       return true;
     }
     // As Redis: over maxmemory, a script's first write may not be one that grows memory;
     // once it has written, it runs to the end (stopping halfway would leave half a change).
     if ((spec->flags & kCmdDenyOom) && !run.control->wrote.load(std::memory_order_relaxed) &&
         caller.server.OverMaxmemory()) {
-      PushErrorTable(L, "-" + std::string(errors::kOom));
+      PushRefusal(L, caller, "-" + std::string(errors::kOom));
       return true;
     }
     run.control->wrote.store(true, std::memory_order_relaxed);
@@ -82,7 +100,8 @@ bool RunCommand(lua_State* L, LuaRun& run) {
   std::vector<std::string_view> views(args.begin(), args.end());
   run.scratch.clear();
   run.session.proto = run.resp;
-  protocol::ReplyWriter writer(&run.scratch, run.resp);
+  // The command's own error reply is counted as it is written, as for a client's command.
+  protocol::ReplyWriter writer(&run.scratch, run.resp, caller.out.error_observer());
   // Same time snapshot as the script: keys do not expire while it runs. No BlockHost:
   // nothing blocks inside a script.
   CommandContext nested{views, writer, run.session, caller.server, caller.now, nullptr};
@@ -95,6 +114,7 @@ bool RunCommand(lua_State* L, LuaRun& run) {
     return true;
   }
   PushReply(L, reply, run.resp);
+  if (reply.is_error()) MarkCounted(L);
   return reply.is_error();
 }
 

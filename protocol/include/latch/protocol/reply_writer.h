@@ -8,16 +8,37 @@
 
 namespace latch::protocol {
 
+// Told of each error reply as it is written (the server counts them for INFO errorstats).
+// Called on the writer's thread; must not write to the writer.
+class ErrorObserver {
+ public:
+  virtual void OnErrorReply(std::string_view text) = 0;
+
+ protected:
+  ~ErrorObserver() = default;
+};
+
 class ReplyWriter {
  public:
-  ReplyWriter(std::string* out, int proto) : out_(out), proto_(proto) {}
+  // `errors` (may be null) must outlive the writer.
+  ReplyWriter(std::string* out, int proto, ErrorObserver* errors = nullptr)
+      : out_(out), proto_(proto), errors_(errors) {}
 
   int proto() const { return proto_; }
   void set_proto(int proto) { proto_ = proto; }
   std::string* buffer() { return out_; }
+  ErrorObserver* error_observer() const { return errors_; }
+  void set_error_observer(ErrorObserver* errors) { errors_ = errors; }
 
   void Simple(std::string_view s);   // +s
-  void Error(std::string_view s);    // -s  (s: "ERR ...", "WRONGTYPE ...", ...)
+  // -s  (s: "ERR ...", "WRONGTYPE ...", ...); the observer is told.
+  void Error(std::string_view s) {
+    if (errors_ != nullptr) errors_->OnErrorReply(s);
+    ErrorAlreadyCounted(s);
+  }
+  // -s for an error the observer was told of where it arose (a script passing on the error
+  // of a redis.call, which Redis counts once).
+  void ErrorAlreadyCounted(std::string_view s);
   void Ok() { Raw("+OK\r\n"); }
   void Integer(std::int64_t v);
   void Bulk(std::string_view s);
@@ -35,6 +56,7 @@ class ReplyWriter {
   void Header(char type, std::int64_t n);
   std::string* out_;
   int proto_;
+  ErrorObserver* errors_;
 };
 
 }  // namespace latch::protocol

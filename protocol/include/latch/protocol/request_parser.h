@@ -88,10 +88,4 @@ class RequestParser {
   std::string error_;
 };
 
-// Splits an inline request line into arguments the way Redis (sdssplitargs) does:
-// whitespace separates; "double quotes" accept \n \r \t \b \a \\ \" and \xHH escapes;
-// 'single quotes' accept \'; a closing quote must be followed by whitespace or the end.
-// Returns false on unbalanced quotes.
-bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out);
-
 }  // namespace latch::protocol
