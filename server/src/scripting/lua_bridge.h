@@ -7,7 +7,6 @@
 // C++ object with a destructor alive at the point of lua_error(); work that needs such
 // objects is done in a nested scope that ends before the raise.
 #include <lua.hpp>
-
 #include <string>
 #include <string_view>
 
@@ -26,7 +25,7 @@ struct LuaRun {
   bool read_only = false;            // EVAL_RO / EVALSHA_RO
   int resp = 2;                      // redis.setresp()
   RunControl* control = nullptr;
-  std::string scratch;               // nested command replies
+  std::string scratch;  // nested command replies
 };
 
 // Registry slot of the LuaRun* (light userdata).

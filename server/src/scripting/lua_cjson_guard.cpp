@@ -69,8 +69,8 @@ bool AddBound(lua_State* L, int index, int depth, Measure& m) {
     lua_pop(L, 1);
   }
   // An array with holes is written with a "null," for each.
-  bool as_array = m.sparse_ratio <= 0 || max_index <= count * m.sparse_ratio ||
-                  max_index <= m.sparse_safe;
+  bool as_array =
+      m.sparse_ratio <= 0 || max_index <= count * m.sparse_ratio || max_index <= m.sparse_safe;
   if (array_keys && as_array && max_index > count) m.bytes += (max_index - count) * 5;
   return m.bytes <= kMaxEncodedBytes;
 }
@@ -123,8 +123,8 @@ int GuardedEncode(lua_State* L) {
 int GuardedDecode(lua_State* L) {
   int argc = lua_gettop(L);
   std::size_t len = 0;
-  if (argc >= 1 && lua_type(L, 1) == LUA_TSTRING && (lua_tolstring(L, 1, &len), len) >
-                                                        static_cast<std::size_t>(kMaxEncodedBytes)) {
+  if (argc >= 1 && lua_type(L, 1) == LUA_TSTRING &&
+      (lua_tolstring(L, 1, &len), len) > static_cast<std::size_t>(kMaxEncodedBytes)) {
     return luaL_error(L, "Cannot decode: the JSON text exceeds %d bytes",
                       static_cast<int>(kMaxEncodedBytes));
   }

@@ -93,27 +93,47 @@ void DecodeValue(lua_State* L, Cursor& c) {
   if (tag <= 0x9f) return DecodeArray(L, c, tag & 0x0f);
   if (tag <= 0xbf) return DecodeString(L, c, tag & 0x1f);
   switch (tag) {
-    case 0xc0: return lua_pushnil(L);
-    case 0xc2: return lua_pushboolean(L, 0);
-    case 0xc3: return lua_pushboolean(L, 1);
-    case 0xca: return DecodeFloat(L, c, 4);
-    case 0xcb: return DecodeFloat(L, c, 8);
-    case 0xcc: return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 1)));
-    case 0xcd: return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 2)));
-    case 0xce: return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 4)));
+    case 0xc0:
+      return lua_pushnil(L);
+    case 0xc2:
+      return lua_pushboolean(L, 0);
+    case 0xc3:
+      return lua_pushboolean(L, 1);
+    case 0xca:
+      return DecodeFloat(L, c, 4);
+    case 0xcb:
+      return DecodeFloat(L, c, 8);
+    case 0xcc:
+      return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 1)));
+    case 0xcd:
+      return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 2)));
+    case 0xce:
+      return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 4)));
     // uint64 is read as a signed 64-bit value (Redis answers -1 for 0xffffffffffffffff).
-    case 0xcf: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
-    case 0xd0: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 1), 1)));
-    case 0xd1: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 2), 2)));
-    case 0xd2: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 4), 4)));
-    case 0xd3: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
-    case 0xd9: return DecodeString(L, c, TakeBigEndian(L, c, 1));
-    case 0xda: return DecodeString(L, c, TakeBigEndian(L, c, 2));
-    case 0xdb: return DecodeString(L, c, TakeBigEndian(L, c, 4));
-    case 0xdc: return DecodeArray(L, c, TakeBigEndian(L, c, 2));
-    case 0xdd: return DecodeArray(L, c, TakeBigEndian(L, c, 4));
-    case 0xde: return DecodeMap(L, c, TakeBigEndian(L, c, 2));
-    case 0xdf: return DecodeMap(L, c, TakeBigEndian(L, c, 4));
+    case 0xcf:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
+    case 0xd0:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 1), 1)));
+    case 0xd1:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 2), 2)));
+    case 0xd2:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 4), 4)));
+    case 0xd3:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
+    case 0xd9:
+      return DecodeString(L, c, TakeBigEndian(L, c, 1));
+    case 0xda:
+      return DecodeString(L, c, TakeBigEndian(L, c, 2));
+    case 0xdb:
+      return DecodeString(L, c, TakeBigEndian(L, c, 4));
+    case 0xdc:
+      return DecodeArray(L, c, TakeBigEndian(L, c, 2));
+    case 0xdd:
+      return DecodeArray(L, c, TakeBigEndian(L, c, 4));
+    case 0xde:
+      return DecodeMap(L, c, TakeBigEndian(L, c, 2));
+    case 0xdf:
+      return DecodeMap(L, c, TakeBigEndian(L, c, 4));
     default:  // 0xc1 (never used), bin and ext: no Lua form in Redis's library
       luaL_error(L, "Bad data format in input.");
   }
@@ -129,15 +149,16 @@ int Unpack(lua_State* L, lua_Integer limit, lua_Integer offset) {
                       static_cast<int>(offset), static_cast<int>(len));
   }
   if (static_cast<std::size_t>(offset) > len) {
-    return luaL_error(L, "Start offset %d greater than input length %d.",
-                      static_cast<int>(offset), static_cast<int>(len));
+    return luaL_error(L, "Start offset %d greater than input length %d.", static_cast<int>(offset),
+                      static_cast<int>(len));
   }
   Cursor c{reinterpret_cast<const unsigned char*>(s) + offset,
            len - static_cast<std::size_t>(offset)};
   int base = lua_gettop(L);
   lua_Integer count = 0;
   while (c.left > 0 && (limit == 0 || count < limit)) {
-    luaL_checkstack(L, 1, "too many return values at once; use unpack_one or unpack_limit instead.");
+    luaL_checkstack(L, 1,
+                    "too many return values at once; use unpack_one or unpack_limit instead.");
     DecodeValue(L, c);
     ++count;
   }

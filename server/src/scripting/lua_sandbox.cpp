@@ -334,8 +334,8 @@ void OpenSandbox(lua_State* L) {
   Wrap(L, "pcall", PCallWrapper, false);
 
   // Library tables become read-only proxies.
-  for (const char* lib : {"string", "table", "math", "coroutine", "redis", "cjson", "bit",
-                          "struct", "cmsgpack"}) {
+  for (const char* lib :
+       {"string", "table", "math", "coroutine", "redis", "cjson", "bit", "struct", "cmsgpack"}) {
     lua_getglobal(L, lib);
     MakeReadonly(L, false);
     lua_setglobal(L, lib);
