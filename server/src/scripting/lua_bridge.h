@@ -49,6 +49,9 @@ void GuardCjson(lua_State* L);
 // Push the library tables of lua_struct.cpp and lua_msgpack.cpp.
 void PushStructLib(lua_State* L);
 void PushMsgpackLib(lua_State* L);
+// If the value at `index` is a read-only proxy, pushes the table behind it and returns true;
+// otherwise pushes nothing.
+bool PushReadonlyBacking(lua_State* L, int index);
 // Pushes the error handler used for every script run (lua_pcall's errfunc).
 void PushErrorHandler(lua_State* L);
 // Pushes the backing (writable) globals table: KEYS and ARGV are set there.

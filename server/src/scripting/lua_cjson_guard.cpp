@@ -25,6 +25,7 @@ constexpr double kScalarBound = 32;  // "%.14g" numbers, true/false/null, with a
 
 struct Measure {
   double bytes = 0;
+  bool proxy = false;  // met a read-only proxy (a library table or _G)
   int max_depth = 0;
   double sparse_ratio = 0;  // encode_sparse_array's settings: which tables with holes
   double sparse_safe = 0;   // the encoder writes as arrays (others: objects or an error)
@@ -39,11 +40,18 @@ double KeyOrScalarBound(lua_State* L, int index) {
   return kScalarBound;
 }
 
-// Adds the bound of the value at `index` (absolute). False once the total is too large.
+// Adds the bound of the value at `index` (absolute). False once the total is too large, or
+// at a read-only proxy: the encoder would see it empty, while Redis's real library tables
+// hold functions, which its encoder refuses.
 bool AddBound(lua_State* L, int index, int depth, Measure& m) {
   if (lua_type(L, index) != LUA_TTABLE) {
     m.bytes += KeyOrScalarBound(L, index);
     return m.bytes <= kMaxEncodedBytes;
+  }
+  if (PushReadonlyBacking(L, index)) {
+    lua_pop(L, 1);
+    m.proxy = true;
+    return false;
   }
   // Past the encoder's nesting limit it raises instead of writing; so does a full stack.
   if (depth > m.max_depth || !lua_checkstack(L, 3)) return true;
@@ -109,6 +117,7 @@ int GuardedEncode(lua_State* L) {
     m.sparse_safe = lua_tonumber(L, -1);
     lua_pop(L, 4);
     if (!AddBound(L, 1, 1, m)) {
+      if (m.proxy) return luaL_error(L, "Cannot serialise function: type not supported");
       return luaL_error(L, "Cannot serialise: the JSON text would exceed %d bytes",
                         static_cast<int>(kMaxEncodedBytes));
     }

@@ -292,6 +292,7 @@ void SetCurrentRun(lua_State* L, LuaRun* run) {
 }
 
 void PushErrorHandler(lua_State* L) { PushRegistry(L, &kErrorHandlerKey); }
+bool PushReadonlyBacking(lua_State* L, int index) { return PushBacking(L, index); }
 void PushRealGlobals(lua_State* L) { PushRegistry(L, &kRealGlobalsKey); }
 
 void OpenSandbox(lua_State* L) {
