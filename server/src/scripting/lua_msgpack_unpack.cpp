@@ -51,7 +51,7 @@ void DecodeString(lua_State* L, Cursor& c, std::size_t len) {
 void DecodeArray(lua_State* L, Cursor& c, std::size_t n) {
   Need(L, c, n);  // every element takes at least one byte: no huge table for a short input
   luaL_checkstack(L, 2, "in function mp_decode_to_lua_array");
-  lua_createtable(L, static_cast<int>(n), 0);
+  lua_createtable(L, n > 1000000 ? 1000000 : static_cast<int>(n), 0);  // a size hint only
   for (std::size_t i = 1; i <= n; ++i) {
     DecodeValue(L, c);
     lua_rawseti(L, -2, static_cast<int>(i));
@@ -61,7 +61,7 @@ void DecodeArray(lua_State* L, Cursor& c, std::size_t n) {
 void DecodeMap(lua_State* L, Cursor& c, std::size_t n) {
   Need(L, c, n);
   luaL_checkstack(L, 3, "in function mp_decode_to_lua_hash");
-  lua_createtable(L, 0, static_cast<int>(n));
+  lua_createtable(L, 0, n > 1000000 ? 1000000 : static_cast<int>(n));
   for (std::size_t i = 0; i < n; ++i) {
     DecodeValue(L, c);
     DecodeValue(L, c);
