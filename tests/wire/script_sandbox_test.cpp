@@ -22,13 +22,14 @@ TEST(ScriptSandbox, BytecodeIsNeverLoaded) {
   EmbeddedServer latch(EmbeddedServer::DefaultOptions(), EmbeddedServer::NowWallMs());
   RawConnection conn(latch.port());
   ASSERT_TRUE(conn.connected()) << conn.error();
-  EXPECT_EQ(conn.Command("EVAL",
+  // ASSERT: on a VM that loads bytecode the fuzz below can hang the server for good.
+  ASSERT_EQ(conn.Command("EVAL",
                          "local f, e = loadstring(string.dump(function() return 1 end)) "
                          "return {type(f), e}",
                          "0"),
             "*2\r\n$3\r\nnil\r\n$53\r\n[string \"\x1bLuaQ\"]:1: unexpected symbol near 'char(27)'"
             "\r\n");
-  EXPECT_EQ(conn.Command("EVAL",
+  ASSERT_EQ(conn.Command("EVAL",
                          "local d = {string.dump(function() return 7 end)} local i = 0 "
                          "return type(load(function() i = i + 1 return d[i] end))",
                          "0"),
@@ -76,11 +77,14 @@ TEST(ScriptSandbox, NoScriptChangesWhatTheNextClientSees) {
   }
   EXPECT_EQ(victim.Command("EVAL",
                            "return {('abc'):upper(), string.upper('d'), #string, #_G, "
-                           "type(rawget(_G, 'x')), cjson.encode({1}), bit.band(6, 3), "
-                           "struct.pack('b', 65), cmsgpack.unpack('\\1'), redis.call('ping')}",
+                           "type(rawget(_G, 'x')), redis.call('ping')}",
                            "0"),
-            "*10\r\n$3\r\nABC\r\n$1\r\nD\r\n:0\r\n:0\r\n$3\r\nnil\r\n$3\r\n[1]\r\n:2\r\n$1\r\nA\r\n"
-            ":1\r\n+PONG\r\n");
+            "*6\r\n$3\r\nABC\r\n$1\r\nD\r\n:0\r\n:0\r\n$3\r\nnil\r\n+PONG\r\n");
+  EXPECT_EQ(victim.Command("EVAL",
+                           "return {cjson.encode({1}), bit.band(6, 3), struct.pack('b', 65), "
+                           "cmsgpack.unpack('\\1')}",
+                           "0"),
+            "*4\r\n$3\r\n[1]\r\n:2\r\n$1\r\nA\r\n:1\r\n");
 }
 
 // Debian's lua-cjson counts its buffer in int: a 2 GB output ends the process and a 358 MB

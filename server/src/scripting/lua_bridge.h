@@ -7,7 +7,6 @@
 // C++ object with a destructor alive at the point of lua_error(); work that needs such
 // objects is done in a nested scope that ends before the raise.
 #include <lua.hpp>
-
 #include <string>
 #include <string_view>
 
@@ -26,7 +25,7 @@ struct LuaRun {
   bool read_only = false;            // EVAL_RO / EVALSHA_RO
   int resp = 2;                      // redis.setresp()
   RunControl* control = nullptr;
-  std::string scratch;               // nested command replies
+  std::string scratch;  // nested command replies
 };
 
 // Registry slot of the LuaRun* (light userdata).
@@ -50,6 +49,9 @@ void GuardCjson(lua_State* L);
 // Push the library tables of lua_struct.cpp and lua_msgpack.cpp.
 void PushStructLib(lua_State* L);
 void PushMsgpackLib(lua_State* L);
+// If the value at `index` is a read-only proxy, pushes the table behind it and returns true;
+// otherwise pushes nothing.
+bool PushReadonlyBacking(lua_State* L, int index);
 // Pushes the error handler used for every script run (lua_pcall's errfunc).
 void PushErrorHandler(lua_State* L);
 // Pushes the backing (writable) globals table: KEYS and ARGV are set there.

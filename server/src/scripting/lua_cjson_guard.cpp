@@ -25,6 +25,7 @@ constexpr double kScalarBound = 32;  // "%.14g" numbers, true/false/null, with a
 
 struct Measure {
   double bytes = 0;
+  bool proxy = false;  // met a read-only proxy (a library table or _G)
   int max_depth = 0;
   double sparse_ratio = 0;  // encode_sparse_array's settings: which tables with holes
   double sparse_safe = 0;   // the encoder writes as arrays (others: objects or an error)
@@ -39,11 +40,18 @@ double KeyOrScalarBound(lua_State* L, int index) {
   return kScalarBound;
 }
 
-// Adds the bound of the value at `index` (absolute). False once the total is too large.
+// Adds the bound of the value at `index` (absolute). False once the total is too large, or
+// at a read-only proxy: the encoder would see it empty, while Redis's real library tables
+// hold functions, which its encoder refuses.
 bool AddBound(lua_State* L, int index, int depth, Measure& m) {
   if (lua_type(L, index) != LUA_TTABLE) {
     m.bytes += KeyOrScalarBound(L, index);
     return m.bytes <= kMaxEncodedBytes;
+  }
+  if (PushReadonlyBacking(L, index)) {
+    lua_pop(L, 1);
+    m.proxy = true;
+    return false;
   }
   // Past the encoder's nesting limit it raises instead of writing; so does a full stack.
   if (depth > m.max_depth || !lua_checkstack(L, 3)) return true;
@@ -69,8 +77,8 @@ bool AddBound(lua_State* L, int index, int depth, Measure& m) {
     lua_pop(L, 1);
   }
   // An array with holes is written with a "null," for each.
-  bool as_array = m.sparse_ratio <= 0 || max_index <= count * m.sparse_ratio ||
-                  max_index <= m.sparse_safe;
+  bool as_array =
+      m.sparse_ratio <= 0 || max_index <= count * m.sparse_ratio || max_index <= m.sparse_safe;
   if (array_keys && as_array && max_index > count) m.bytes += (max_index - count) * 5;
   return m.bytes <= kMaxEncodedBytes;
 }
@@ -109,6 +117,7 @@ int GuardedEncode(lua_State* L) {
     m.sparse_safe = lua_tonumber(L, -1);
     lua_pop(L, 4);
     if (!AddBound(L, 1, 1, m)) {
+      if (m.proxy) return luaL_error(L, "Cannot serialise function: type not supported");
       return luaL_error(L, "Cannot serialise: the JSON text would exceed %d bytes",
                         static_cast<int>(kMaxEncodedBytes));
     }
@@ -123,8 +132,8 @@ int GuardedEncode(lua_State* L) {
 int GuardedDecode(lua_State* L) {
   int argc = lua_gettop(L);
   std::size_t len = 0;
-  if (argc >= 1 && lua_type(L, 1) == LUA_TSTRING && (lua_tolstring(L, 1, &len), len) >
-                                                        static_cast<std::size_t>(kMaxEncodedBytes)) {
+  if (argc >= 1 && lua_type(L, 1) == LUA_TSTRING &&
+      (lua_tolstring(L, 1, &len), len) > static_cast<std::size_t>(kMaxEncodedBytes)) {
     return luaL_error(L, "Cannot decode: the JSON text exceeds %d bytes",
                       static_cast<int>(kMaxEncodedBytes));
   }

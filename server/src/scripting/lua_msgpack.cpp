@@ -102,7 +102,14 @@ std::size_t CountEntries(lua_State* L, int index, bool* is_array) {
 void PackValue(lua_State* L, std::string& out, int index, int depth);
 
 void PackTable(lua_State* L, std::string& out, int index, int depth) {
-  if (depth > kMaxPackNesting || !lua_checkstack(L, 3)) return out.push_back('\xc0');
+  if (depth > kMaxPackNesting || !lua_checkstack(L, 4)) return out.push_back('\xc0');
+  // A read-only proxy (a library table, _G) packs as the table it stands for, as Redis's
+  // real library tables do.
+  if (PushReadonlyBacking(L, index)) {
+    PackTable(L, out, lua_gettop(L), depth);
+    lua_pop(L, 1);
+    return;
+  }
   bool is_array = false;
   std::size_t count = CountEntries(L, index, &is_array);
   PackHeader(out, count, is_array);

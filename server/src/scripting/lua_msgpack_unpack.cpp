@@ -51,7 +51,7 @@ void DecodeString(lua_State* L, Cursor& c, std::size_t len) {
 void DecodeArray(lua_State* L, Cursor& c, std::size_t n) {
   Need(L, c, n);  // every element takes at least one byte: no huge table for a short input
   luaL_checkstack(L, 2, "in function mp_decode_to_lua_array");
-  lua_createtable(L, static_cast<int>(n), 0);
+  lua_createtable(L, n > 1000000 ? 1000000 : static_cast<int>(n), 0);  // a size hint only
   for (std::size_t i = 1; i <= n; ++i) {
     DecodeValue(L, c);
     lua_rawseti(L, -2, static_cast<int>(i));
@@ -61,7 +61,7 @@ void DecodeArray(lua_State* L, Cursor& c, std::size_t n) {
 void DecodeMap(lua_State* L, Cursor& c, std::size_t n) {
   Need(L, c, n);
   luaL_checkstack(L, 3, "in function mp_decode_to_lua_hash");
-  lua_createtable(L, 0, static_cast<int>(n));
+  lua_createtable(L, 0, n > 1000000 ? 1000000 : static_cast<int>(n));
   for (std::size_t i = 0; i < n; ++i) {
     DecodeValue(L, c);
     DecodeValue(L, c);
@@ -93,27 +93,47 @@ void DecodeValue(lua_State* L, Cursor& c) {
   if (tag <= 0x9f) return DecodeArray(L, c, tag & 0x0f);
   if (tag <= 0xbf) return DecodeString(L, c, tag & 0x1f);
   switch (tag) {
-    case 0xc0: return lua_pushnil(L);
-    case 0xc2: return lua_pushboolean(L, 0);
-    case 0xc3: return lua_pushboolean(L, 1);
-    case 0xca: return DecodeFloat(L, c, 4);
-    case 0xcb: return DecodeFloat(L, c, 8);
-    case 0xcc: return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 1)));
-    case 0xcd: return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 2)));
-    case 0xce: return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 4)));
+    case 0xc0:
+      return lua_pushnil(L);
+    case 0xc2:
+      return lua_pushboolean(L, 0);
+    case 0xc3:
+      return lua_pushboolean(L, 1);
+    case 0xca:
+      return DecodeFloat(L, c, 4);
+    case 0xcb:
+      return DecodeFloat(L, c, 8);
+    case 0xcc:
+      return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 1)));
+    case 0xcd:
+      return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 2)));
+    case 0xce:
+      return lua_pushnumber(L, static_cast<lua_Number>(TakeBigEndian(L, c, 4)));
     // uint64 is read as a signed 64-bit value (Redis answers -1 for 0xffffffffffffffff).
-    case 0xcf: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
-    case 0xd0: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 1), 1)));
-    case 0xd1: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 2), 2)));
-    case 0xd2: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 4), 4)));
-    case 0xd3: return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
-    case 0xd9: return DecodeString(L, c, TakeBigEndian(L, c, 1));
-    case 0xda: return DecodeString(L, c, TakeBigEndian(L, c, 2));
-    case 0xdb: return DecodeString(L, c, TakeBigEndian(L, c, 4));
-    case 0xdc: return DecodeArray(L, c, TakeBigEndian(L, c, 2));
-    case 0xdd: return DecodeArray(L, c, TakeBigEndian(L, c, 4));
-    case 0xde: return DecodeMap(L, c, TakeBigEndian(L, c, 2));
-    case 0xdf: return DecodeMap(L, c, TakeBigEndian(L, c, 4));
+    case 0xcf:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
+    case 0xd0:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 1), 1)));
+    case 0xd1:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 2), 2)));
+    case 0xd2:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 4), 4)));
+    case 0xd3:
+      return lua_pushnumber(L, static_cast<lua_Number>(Signed(TakeBigEndian(L, c, 8), 8)));
+    case 0xd9:
+      return DecodeString(L, c, TakeBigEndian(L, c, 1));
+    case 0xda:
+      return DecodeString(L, c, TakeBigEndian(L, c, 2));
+    case 0xdb:
+      return DecodeString(L, c, TakeBigEndian(L, c, 4));
+    case 0xdc:
+      return DecodeArray(L, c, TakeBigEndian(L, c, 2));
+    case 0xdd:
+      return DecodeArray(L, c, TakeBigEndian(L, c, 4));
+    case 0xde:
+      return DecodeMap(L, c, TakeBigEndian(L, c, 2));
+    case 0xdf:
+      return DecodeMap(L, c, TakeBigEndian(L, c, 4));
     default:  // 0xc1 (never used), bin and ext: no Lua form in Redis's library
       luaL_error(L, "Bad data format in input.");
   }
@@ -129,15 +149,16 @@ int Unpack(lua_State* L, lua_Integer limit, lua_Integer offset) {
                       static_cast<int>(offset), static_cast<int>(len));
   }
   if (static_cast<std::size_t>(offset) > len) {
-    return luaL_error(L, "Start offset %d greater than input length %d.",
-                      static_cast<int>(offset), static_cast<int>(len));
+    return luaL_error(L, "Start offset %d greater than input length %d.", static_cast<int>(offset),
+                      static_cast<int>(len));
   }
   Cursor c{reinterpret_cast<const unsigned char*>(s) + offset,
            len - static_cast<std::size_t>(offset)};
   int base = lua_gettop(L);
   lua_Integer count = 0;
   while (c.left > 0 && (limit == 0 || count < limit)) {
-    luaL_checkstack(L, 1, "too many return values at once; use unpack_one or unpack_limit instead.");
+    luaL_checkstack(L, 1,
+                    "too many return values at once; use unpack_one or unpack_limit instead.");
     DecodeValue(L, c);
     ++count;
   }

@@ -6,8 +6,8 @@
 // Redis's message. The proxy of _G is installed as the globals table itself
 // (LUA_GLOBALSINDEX), so functions made by loadstring() see it too. rawset, rawget, next,
 // pairs, getmetatable and setmetatable are wrapped to see through (or refuse) proxies, and
-// table.insert (which writes with lua_rawseti) refuses them. The metatable strings share is
-// read-only too: the VM uses the real one, whose __index is the `string` proxy, while
+// table.insert (which writes with lua_rawseti) is our own, refusing them. The metatable strings
+// share is read-only too: the VM uses the real one, whose __index is the `string` proxy, while
 // getmetatable('') hands scripts a proxy of it. Without that, one script could replace
 // string functions for every later script of every client. loadstring() and load() compile
 // text only (lua_text_loaders.cpp). ipairs() and # on a proxy see an empty table, as they see
@@ -170,16 +170,32 @@ int SetMetatableWrapper(lua_State* L) {
   return 1;
 }
 
-// table.insert stores with lua_rawseti, which no metatable sees: refuse a proxy first.
-int TableInsertWrapper(lua_State* L) {
+// table.insert(t, [pos,] value) of Lua 5.1, which stores with lua_rawseti (no metatable sees
+// it): implemented here so that a proxy is refused before the first store while argument
+// errors still name 'insert' and the script's line (a wrapper calling the original could not).
+int TableInsert(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int end = static_cast<int>(lua_objlen(L, 1)) + 1;  // the first free slot
+  int pos = end;
+  switch (lua_gettop(L)) {
+    case 2:
+      break;
+    case 3:
+      pos = luaL_checkint(L, 2);
+      if (pos > end) end = pos;
+      break;
+    default:
+      return luaL_error(L, "wrong number of arguments to 'insert'");
+  }
   if (PushBacking(L, 1)) {
     lua_pushstring(L, kReadonlyError);
     return lua_error(L);
   }
-  int n = lua_gettop(L);
-  lua_pushvalue(L, lua_upvalueindex(1));  // the original table.insert
-  lua_insert(L, 1);
-  lua_call(L, n, 0);
+  for (int i = end; i > pos; --i) {  // move up t[pos..end-1]
+    lua_rawgeti(L, 1, i - 1);
+    lua_rawseti(L, 1, i);
+  }
+  lua_rawseti(L, 1, pos);  // the value, on top
   return 0;
 }
 
@@ -251,11 +267,10 @@ void Wrap(lua_State* L, const char* name, lua_CFunction wrapper, bool with_origi
   lua_setglobal(L, name);
 }
 
-// Wraps table.insert inside the (still writable) table library.
-void WrapTableInsert(lua_State* L) {
+// Replaces table.insert inside the (still writable) table library.
+void ReplaceTableInsert(lua_State* L) {
   lua_getglobal(L, LUA_TABLIBNAME);
-  lua_getfield(L, -1, "insert");
-  lua_pushcclosure(L, TableInsertWrapper, 1);
+  lua_pushcfunction(L, TableInsert);
   lua_setfield(L, -2, "insert");
   lua_pop(L, 1);
 }
@@ -292,6 +307,7 @@ void SetCurrentRun(lua_State* L, LuaRun* run) {
 }
 
 void PushErrorHandler(lua_State* L) { PushRegistry(L, &kErrorHandlerKey); }
+bool PushReadonlyBacking(lua_State* L, int index) { return PushBacking(L, index); }
 void PushRealGlobals(lua_State* L) { PushRegistry(L, &kRealGlobalsKey); }
 
 void OpenSandbox(lua_State* L) {
@@ -310,7 +326,7 @@ void OpenSandbox(lua_State* L) {
   lua_rawset(L, LUA_REGISTRYINDEX);
 
   OpenTextLoaders(L);
-  WrapTableInsert(L);
+  ReplaceTableInsert(L);
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   OpenRedisLib(L);
   lua_pop(L, 1);
@@ -334,8 +350,8 @@ void OpenSandbox(lua_State* L) {
   Wrap(L, "pcall", PCallWrapper, false);
 
   // Library tables become read-only proxies.
-  for (const char* lib : {"string", "table", "math", "coroutine", "redis", "cjson", "bit",
-                          "struct", "cmsgpack"}) {
+  for (const char* lib :
+       {"string", "table", "math", "coroutine", "redis", "cjson", "bit", "struct", "cmsgpack"}) {
     lua_getglobal(L, lib);
     MakeReadonly(L, false);
     lua_setglobal(L, lib);

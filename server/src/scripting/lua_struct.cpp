@@ -47,22 +47,40 @@ int ReadCount(lua_State* L, const char** fmt, int dflt) {
 // has size 0 otherwise (size(), as Redis's library answers).
 int OptionSize(lua_State* L, char opt, const char** fmt, Header* h, bool strict = true) {
   switch (opt) {
-    case 'b': case 'B': case 'x': return 1;
-    case 'h': case 'H': return 2;
-    case 'l': case 'L': case 'T': case 'd': return 8;
-    case 'f': return 4;
-    case 's': return 0;
-    case 'c': return ReadCount(L, fmt, 1);
-    case 'i': case 'I': {
+    case 'b':
+    case 'B':
+    case 'x':
+      return 1;
+    case 'h':
+    case 'H':
+      return 2;
+    case 'l':
+    case 'L':
+    case 'T':
+    case 'd':
+      return 8;
+    case 'f':
+      return 4;
+    case 's':
+      return 0;
+    case 'c':
+      return ReadCount(L, fmt, 1);
+    case 'i':
+    case 'I': {
       int size = ReadCount(L, fmt, 4);
       if (size > kMaxIntSize) {
         luaL_error(L, "integral size %d is larger than limit of %d", size, kMaxIntSize);
       }
       return size;
     }
-    case ' ': return -1;
-    case '>': h->little = false; return -1;
-    case '<': h->little = true; return -1;
+    case ' ':
+      return -1;
+    case '>':
+      h->little = false;
+      return -1;
+    case '<':
+      h->little = true;
+      return -1;
     case '!': {
       int a = ReadCount(L, fmt, kNativeAlign);
       if (a <= 0 || (a & (a - 1)) != 0) luaL_error(L, "alignment %d is not a power of 2", a);
@@ -145,7 +163,8 @@ int Pack(lua_State* L) {
         PutFloat(&b, &d, 8, h.little);
         break;
       }
-      case 's': case 'c': {
+      case 's':
+      case 'c': {
         std::size_t len = 0;
         const char* s = luaL_checklstring(L, arg++, &len);
         if (opt == 's') {
