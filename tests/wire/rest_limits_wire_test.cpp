@@ -89,15 +89,22 @@ TEST(RestLimits, MangledBodiesGetAnAnswer) {
     for (int edits = 1 + static_cast<int>(rng() % 4); edits > 0; --edits) {
       const std::size_t at = rng() % body.size();
       switch (rng() % 3) {
-        case 0: body[at] = alphabet[rng() % alphabet.size()]; break;
-        case 1: body.erase(at, 1 + rng() % 8); break;
-        default: body.insert(at, body.substr(at, rng() % 8)); break;
+        case 0:
+          body[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          body.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          body.insert(at, body.substr(at, rng() % 8));
+          break;
       }
       if (body.empty()) body = "[";
     }
     for (const char* target : {"/pipeline", "/", "/multi-exec"}) {
       HttpResponse r = c.Request("POST", target, body, {kRestAuth});
-      ASSERT_TRUE(r.status == 200 || r.status == 400) << r.status << " " << r.body << " for " << body;
+      ASSERT_TRUE(r.status == 200 || r.status == 400)
+          << r.status << " " << r.body << " for " << body;
       ASSERT_EQ(r.body.front(), r.status == 200 && std::string(target) != "/" ? '[' : '{')
           << r.body;
     }
@@ -247,6 +254,21 @@ TEST(RestLimits, MaxclientsCountsRestConnections) {
   std::string trailing;
   EXPECT_TRUE(resp.WaitClosed(&trailing));
   EXPECT_EQ(trailing, "-ERR max number of clients reached\r\n");
+}
+
+TEST(RestLimits, ShutdownOverRestStopsTheServer) {
+  RestServer s;
+  HttpConnection idle(s.port());
+  HttpConnection c(s.port());
+  HttpResponse r = c.Request("POST", "/", R"(["SHUTDOWN"])", {kRestAuth});
+  // The answer races with the close of every connection: OK when it wins.
+  if (r.status != 0) {
+    EXPECT_EQ(r.body, R"({"result":"OK"})");
+  }
+  s.server.server().wait();  // returns once the listeners are closed
+  EXPECT_TRUE(idle.WaitClosed());
+  HttpConnection after(s.port());
+  EXPECT_FALSE(after.connected());
 }
 
 TEST(RestLimits, StopWithOpenSessionsDoesNotHang) {
