@@ -49,9 +49,12 @@ std::string Resp(const std::vector<std::string>& args) {
 std::string JsonString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out + "\"";
 }
@@ -73,14 +76,14 @@ struct Totals {
 // Reads one reply: a RESP line, or an HTTP response with its Content-Length body.
 asio::awaitable<std::string> ReadReply(tcp::socket& s, std::string& buf, bool rest) {
   if (!rest) {
-    const std::size_t n = co_await asio::async_read_until(s, asio::dynamic_buffer(buf), "\r\n",
-                                                          asio::use_awaitable);
+    const std::size_t n =
+        co_await asio::async_read_until(s, asio::dynamic_buffer(buf), "\r\n", asio::use_awaitable);
     std::string line = buf.substr(0, n);
     buf.erase(0, n);
     co_return line;
   }
-  const std::size_t head = co_await asio::async_read_until(s, asio::dynamic_buffer(buf),
-                                                           "\r\n\r\n", asio::use_awaitable);
+  const std::size_t head = co_await asio::async_read_until(s, asio::dynamic_buffer(buf), "\r\n\r\n",
+                                                           asio::use_awaitable);
   const std::size_t cl = buf.find("Content-Length: ");
   const std::size_t length = std::strtoul(buf.c_str() + cl + 16, nullptr, 10);
   if (buf.size() < head + length) {
@@ -95,8 +98,9 @@ asio::awaitable<std::string> ReadReply(tcp::socket& s, std::string& buf, bool re
 
 asio::awaitable<void> Client(const Config& cfg, int id, Clock::time_point end, Totals& totals) {
   tcp::socket s(co_await asio::this_coro::executor);
-  co_await s.async_connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(cfg.port)},
-                           asio::use_awaitable);
+  co_await s.async_connect(
+      {asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(cfg.port)},
+      asio::use_awaitable);
   s.set_option(tcp::no_delay(true));
   std::string buf;
   const std::string token = "owner-" + std::to_string(1000000000000 + id);
@@ -124,11 +128,16 @@ int main(int argc, char** argv) {
   Config cfg;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--port") cfg.port = std::atoi(value.c_str());
-    else if (flag == "--proto") cfg.rest = value == "rest";
-    else if (flag == "--clients") cfg.clients = std::atoi(value.c_str());
-    else if (flag == "--seconds") cfg.seconds = std::atoi(value.c_str());
-    else if (flag == "--token") cfg.token = value;
+    if (flag == "--port")
+      cfg.port = std::atoi(value.c_str());
+    else if (flag == "--proto")
+      cfg.rest = value == "rest";
+    else if (flag == "--clients")
+      cfg.clients = std::atoi(value.c_str());
+    else if (flag == "--seconds")
+      cfg.seconds = std::atoi(value.c_str());
+    else if (flag == "--token")
+      cfg.token = value;
   }
   if (cfg.port <= 0) {
     std::cerr << "usage: rest_bench --port P --proto resp|rest [--clients 50] [--seconds 5] "
@@ -148,7 +157,9 @@ int main(int argc, char** argv) {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   auto& l = totals.latencies_us;
   std::sort(l.begin(), l.end());
-  const auto pct = [&](double p) { return l.empty() ? 0u : l[static_cast<std::size_t>(p * (l.size() - 1))]; };
+  const auto pct = [&](double p) {
+    return l.empty() ? 0u : l[static_cast<std::size_t>(p * (l.size() - 1))];
+  };
   std::printf("%s clients=%d requests=%zu failures=%llu rps=%.0f p50_us=%u p99_us=%u\n",
               cfg.rest ? "rest" : "resp", cfg.clients, l.size(),
               static_cast<unsigned long long>(totals.failures), l.size() / elapsed, pct(0.50),

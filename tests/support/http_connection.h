@@ -40,8 +40,8 @@ class HttpConnection {
   // Sends `method target` with Host, Content-Length (when there is a body) and `headers`
   // ("Name: value" lines) and reads the response. On failure the status is 0 and the body
   // says why.
-  HttpResponse Request(std::string_view method, std::string_view target,
-                       std::string_view body = {}, const std::vector<std::string>& headers = {});
+  HttpResponse Request(std::string_view method, std::string_view target, std::string_view body = {},
+                       const std::vector<std::string>& headers = {});
 
  private:
   bool Fill(std::chrono::steady_clock::time_point deadline);

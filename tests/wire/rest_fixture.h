@@ -27,8 +27,7 @@ struct RestServer {
 
   // One request on a fresh connection, authorized unless headers say otherwise.
   HttpResponse Call(const std::string& method, const std::string& target,
-                    const std::string& body = "",
-                    std::vector<std::string> headers = {kRestAuth}) {
+                    const std::string& body = "", std::vector<std::string> headers = {kRestAuth}) {
     HttpConnection c(port());
     return c.Request(method, target, body, headers);
   }

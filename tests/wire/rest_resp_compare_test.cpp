@@ -57,7 +57,8 @@ std::string ToJson(const std::string& resp, std::size_t& pos) {
 
 std::string AsRestBody(const std::string& resp) {
   std::size_t pos = 0;
-  if (!resp.empty() && resp[0] == '-') return "{\"error\":" + Quote(resp.substr(1, resp.size() - 3)) + "}";
+  if (!resp.empty() && resp[0] == '-')
+    return "{\"error\":" + Quote(resp.substr(1, resp.size() - 3)) + "}";
   return "{\"result\":" + ToJson(resp, pos) + "}";
 }
 
@@ -69,25 +70,65 @@ std::string AsJsonArray(const std::vector<std::string>& args) {
 
 TEST(RestRespCompare, SameAnswersForTheSameCommands) {
   const std::vector<std::vector<std::string>> commands = {
-      {"PING"}, {"PING", "hello"}, {"ECHO", "x y"}, {"SET", "k", "v"}, {"GET", "k"},
-      {"GET", "missing"}, {"SET", "k", "v2", "NX"}, {"SET", "k", "v3", "XX", "GET"},
-      {"SET", "lock", "owner", "NX", "PX", "30000"}, {"PTTL", "lock"}, {"TTL", "lock"},
-      {"EXPIRE", "lock", "100"}, {"PERSIST", "lock"}, {"TTL", "lock"}, {"EXISTS", "k", "lock", "x"},
-      {"INCR", "n"}, {"INCRBY", "n", "41"}, {"DECR", "n"}, {"DECRBY", "n", "2"}, {"INCR", "k"},
-      {"MSET", "a", "1", "b", "2"}, {"MGET", "a", "b", "c"}, {"MSETNX", "a", "3", "z", "4"},
-      {"SETNX", "a", "z"}, {"GETDEL", "b"}, {"TYPE", "a"}, {"TYPE", "b"}, {"APPEND", "a", "2"},
-      {"DEL", "a", "b", "c"}, {"KEYS", "lock"}, {"DBSIZE"}, {"SCAN", "0", "MATCH", "lock"},
+      {"PING"},
+      {"PING", "hello"},
+      {"ECHO", "x y"},
+      {"SET", "k", "v"},
+      {"GET", "k"},
+      {"GET", "missing"},
+      {"SET", "k", "v2", "NX"},
+      {"SET", "k", "v3", "XX", "GET"},
+      {"SET", "lock", "owner", "NX", "PX", "30000"},
+      {"PTTL", "lock"},
+      {"TTL", "lock"},
+      {"EXPIRE", "lock", "100"},
+      {"PERSIST", "lock"},
+      {"TTL", "lock"},
+      {"EXISTS", "k", "lock", "x"},
+      {"INCR", "n"},
+      {"INCRBY", "n", "41"},
+      {"DECR", "n"},
+      {"DECRBY", "n", "2"},
+      {"INCR", "k"},
+      {"MSET", "a", "1", "b", "2"},
+      {"MGET", "a", "b", "c"},
+      {"MSETNX", "a", "3", "z", "4"},
+      {"SETNX", "a", "z"},
+      {"GETDEL", "b"},
+      {"TYPE", "a"},
+      {"TYPE", "b"},
+      {"APPEND", "a", "2"},
+      {"DEL", "a", "b", "c"},
+      {"KEYS", "lock"},
+      {"DBSIZE"},
+      {"SCAN", "0", "MATCH", "lock"},
       {"EVAL", "return {1, 'two', {3}, redis.call('get', KEYS[1])}", "1", "lock"},
       {"EVAL", "return redis.status_reply('FINE')", "0"},
       {"EVAL", "return redis.error_reply('MYERR boom')", "0"},
-      {"EVAL", "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
-               "else return 0 end", "1", "lock", "owner"},
-      {"LOCK.ACQUIRE", "L", "me", "10000"}, {"LOCK.ACQUIRE", "L", "you", "10000"},
-      {"LOCK.RELEASE", "L", "you"}, {"LOCK.RELEASE", "L", "me"},
-      {"NOSUCH"}, {"GET"}, {"SET", "k", "v", "EX", "0"}, {"SET", "k", "v", "PX", "abc"},
-      {"DELIFEQ", "k", "nope"}, {"DIGEST", "k"}, {"LOCK.INFO", "L"}, {"EXPIRETIME", "k"},
-      {"CONFIG", "GET", "maxclients"}, {"COMMAND", "COUNT"}, {"SELECT", "0"}, {"SELECT", "1"},
-      {"DEBUG", "SLEEP", "0"}, {"UNLINK", "k"}, {"FLUSHALL"}, {"DBSIZE"},
+      {"EVAL",
+       "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+       "else return 0 end",
+       "1", "lock", "owner"},
+      {"LOCK.ACQUIRE", "L", "me", "10000"},
+      {"LOCK.ACQUIRE", "L", "you", "10000"},
+      {"LOCK.RELEASE", "L", "you"},
+      {"LOCK.RELEASE", "L", "me"},
+      {"NOSUCH"},
+      {"GET"},
+      {"SET", "k", "v", "EX", "0"},
+      {"SET", "k", "v", "PX", "abc"},
+      {"DELIFEQ", "k", "nope"},
+      {"DIGEST", "k"},
+      {"LOCK.INFO", "L"},
+      {"EXPIRETIME", "k"},
+      {"CONFIG", "GET", "maxclients"},
+      {"COMMAND", "COUNT"},
+      {"SELECT", "0"},
+      {"SELECT", "1"},
+      {"DEBUG", "SLEEP", "0"},
+      {"UNLINK", "k"},
+      {"FLUSHALL"},
+      {"DBSIZE"},
   };
   EmbeddedServer resp_server(RestOptions());
   RestServer rest;

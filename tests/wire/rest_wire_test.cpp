@@ -27,7 +27,8 @@ TEST(RestWire, PostJsonCommand) {
   EXPECT_EQ(s.Post("/", R"(["MGET","k","nokey","n"])").body, R"({"result":["v",null,"1"]})");
   // JSON escapes are decoded into the bytes stored, and written back escaped.
   EXPECT_EQ(s.Post("/", R"(["SET","e","a\"b\\c\n\u00e9\ud83d\ude00"])").status, 200);
-  EXPECT_EQ(s.Post("/", R"(["GET","e"])").body, "{\"result\":\"a\\\"b\\\\c\\n\xC3\xA9\xF0\x9F\x98\x80\"}");
+  EXPECT_EQ(s.Post("/", R"(["GET","e"])").body,
+            "{\"result\":\"a\\\"b\\\\c\\n\xC3\xA9\xF0\x9F\x98\x80\"}");
   // Numbers keep their text; booleans are words, as @upstash/redis sends them.
   EXPECT_EQ(s.Post("/", R"(["SET","f",1.50e3])").status, 200);
   EXPECT_EQ(s.Post("/", R"(["GET","f"])").body, R"({"result":"1.50e3"})");
@@ -53,7 +54,8 @@ TEST(RestWire, PathForm) {
   EXPECT_EQ(head.status, 200);
   EXPECT_EQ(head.header("content-length"), "14");
   EXPECT_EQ(head.body, "");
-  EXPECT_EQ(s.Get("/get/%zz").body, R"({"error":"ERR invalid percent-encoding in the request URL"})");
+  EXPECT_EQ(s.Get("/get/%zz").body,
+            R"({"error":"ERR invalid percent-encoding in the request URL"})");
 }
 
 TEST(RestWire, Pipeline) {
@@ -77,8 +79,7 @@ TEST(RestWire, MultiExecIsAtomicAndAllOrNothing) {
   // A command refused while queuing discards the whole transaction.
   r = s.Post("/multi-exec", R"([["SET","t","100"],["NOSUCH","x"]])");
   EXPECT_EQ(r.status, 400);
-  EXPECT_EQ(r.body,
-            R"({"error":"EXECABORT Transaction discarded because of previous errors."})");
+  EXPECT_EQ(r.body, R"({"error":"EXECABORT Transaction discarded because of previous errors."})");
   EXPECT_EQ(s.Get("/get/t").body, R"({"result":"2"})");
   r = s.Post("/multi-exec", R"([["SET","t","100"],["MULTI"]])");
   EXPECT_EQ(r.status, 400);
@@ -143,11 +144,10 @@ TEST(RestWire, Base64Encoding) {
 
 TEST(RestWire, UpstashHeaders) {
   RestServer s;
-  HttpResponse r = s.Post("/", R"(["SET","k","v"])",
-                          {kRestAuth, "upstash-sync-token: 12345",
-                           "Upstash-Telemetry-Runtime: node@v20.0.0",
-                           "Upstash-Telemetry-Platform: unknown",
-                           "Upstash-Telemetry-Sdk: @upstash/redis@v1.39.0"});
+  HttpResponse r = s.Post(
+      "/", R"(["SET","k","v"])",
+      {kRestAuth, "upstash-sync-token: 12345", "Upstash-Telemetry-Runtime: node@v20.0.0",
+       "Upstash-Telemetry-Platform: unknown", "Upstash-Telemetry-Sdk: @upstash/redis@v1.39.0"});
   EXPECT_EQ(r.status, 200);
   EXPECT_FALSE(r.header("upstash-sync-token").empty());
   // The SDK shows as the client's library, as CLIENT SETINFO would.
@@ -200,7 +200,8 @@ TEST(RestWire, DirectivesInConfigGet) {
   const std::string port = std::to_string(s.port());
   EXPECT_EQ(resp.Command("CONFIG", "GET", "rest-port"),
             "*2\r\n$9\r\nrest-port\r\n$" + std::to_string(port.size()) + "\r\n" + port + "\r\n");
-  EXPECT_EQ(resp.Command("CONFIG", "GET", "rest-token"), "*2\r\n$10\r\nrest-token\r\n$3\r\ntok\r\n");
+  EXPECT_EQ(resp.Command("CONFIG", "GET", "rest-token"),
+            "*2\r\n$10\r\nrest-token\r\n$3\r\ntok\r\n");
   EXPECT_EQ(resp.Command("CONFIG", "SET", "rest-port", "1"),
             "-ERR CONFIG SET failed (possibly related to argument 'rest-port') - can't set "
             "immutable config\r\n");

@@ -102,9 +102,8 @@ class Reader {
   bool AtEnd() const { return pos_ >= text_.size(); }
 
   void SkipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
-            text_[pos_] == '\r')) {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -212,16 +211,35 @@ class Reader {
     if (AtEnd()) return Syntax("unterminated string");
     const char c = text_[pos_++];
     switch (c) {
-      case '"': out->push_back('"'); return true;
-      case '\\': out->push_back('\\'); return true;
-      case '/': out->push_back('/'); return true;
-      case 'b': out->push_back('\b'); return true;
-      case 'f': out->push_back('\f'); return true;
-      case 'n': out->push_back('\n'); return true;
-      case 'r': out->push_back('\r'); return true;
-      case 't': out->push_back('\t'); return true;
-      case 'u': return Unicode(out);
-      default: --pos_; return Syntax("invalid escape in a string");
+      case '"':
+        out->push_back('"');
+        return true;
+      case '\\':
+        out->push_back('\\');
+        return true;
+      case '/':
+        out->push_back('/');
+        return true;
+      case 'b':
+        out->push_back('\b');
+        return true;
+      case 'f':
+        out->push_back('\f');
+        return true;
+      case 'n':
+        out->push_back('\n');
+        return true;
+      case 'r':
+        out->push_back('\r');
+        return true;
+      case 't':
+        out->push_back('\t');
+        return true;
+      case 'u':
+        return Unicode(out);
+      default:
+        --pos_;
+        return Syntax("invalid escape in a string");
     }
   }
 

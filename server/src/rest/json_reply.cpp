@@ -66,13 +66,27 @@ void AppendJsonString(std::string_view s, std::string* out) {
       continue;
     }
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
       default:
         if (c < 0x20) {
           out->append("\\u00");
@@ -110,8 +124,7 @@ void AppendBase64(std::string_view bytes, std::string* out) {
 }
 
 // Depth is bounded by the reader that built `reply` (ReplyReaderLimits::max_depth).
-void AppendJsonValue(const Reply& reply, Encoding encoding, bool whole_result,
-                     std::string* out) {
+void AppendJsonValue(const Reply& reply, Encoding encoding, bool whole_result, std::string* out) {
   switch (reply.type) {
     case ReplyType::kNull:
       out->append("null");

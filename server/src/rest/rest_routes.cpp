@@ -58,8 +58,9 @@ RouteResult RunList(const RunOptions& options, std::string_view body, bool trans
 
 RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
   if (body.empty()) {
-    return Error(400, "ERR empty command: POST a JSON array such as [\"PING\"] to /, or use "
-                      "/<command>/<argument>/...");
+    return Error(400,
+                 "ERR empty command: POST a JSON array such as [\"PING\"] to /, or use "
+                 "/<command>/<argument>/...");
   }
   Args args;
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
@@ -67,8 +68,7 @@ RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
   return FromRun(RunCommand(options, args));
 }
 
-RouteResult RunPathCommand(const RunOptions& options, const Target& target,
-                           std::string_view body) {
+RouteResult RunPathCommand(const RunOptions& options, const Target& target, std::string_view body) {
   Args args;
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = PathArgs(target.path, max_bulk, &args)) return Error(400, *e);
@@ -94,9 +94,9 @@ RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
   }
   if (!request.authorized) return UnauthorizedResult();
   NoteClientLibrary(state, *info, request.telemetry_sdk);
-  RunOptions options{state, info,
-                     EqualsIgnoreCase(request.encoding, "base64") ? Encoding::kBase64
-                                                                  : Encoding::kPlain};
+  RunOptions options{
+      state, info,
+      EqualsIgnoreCase(request.encoding, "base64") ? Encoding::kBase64 : Encoding::kPlain};
   const Target target = SplitTarget(request.target);
   if (target.path == "/pipeline") return RunList(options, request.body, false);
   if (target.path == "/multi-exec") return RunList(options, request.body, true);
@@ -133,8 +133,9 @@ RouteResult BodyTooLargeResult(const ServerState& state) {
 }
 
 RouteResult HeaderTooLargeResult() {
-  return Error(431, "ERR request line and headers larger than 65536 bytes: send long "
-                    "commands as a JSON body (POST /)");
+  return Error(431,
+               "ERR request line and headers larger than 65536 bytes: send long "
+               "commands as a JSON body (POST /)");
 }
 
 std::string SyncToken(const ServerState& state) { return std::to_string(state.clock->MonoMs()); }

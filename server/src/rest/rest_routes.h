@@ -42,9 +42,9 @@ RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
 // otherwise requirepass, when set, is the token; otherwise every request is authorized.
 bool Authorized(ServerState& state, std::string_view authorization, std::string_view target);
 
-RouteResult UnauthorizedResult();                           // 401
-RouteResult BodyTooLargeResult(const ServerState& state);   // 413
-RouteResult HeaderTooLargeResult();                         // 431
+RouteResult UnauthorizedResult();                          // 401
+RouteResult BodyTooLargeResult(const ServerState& state);  // 413
+RouteResult HeaderTooLargeResult();                        // 431
 
 // The upstash-sync-token of a response. The hosted service uses it so that a client reads its
 // own writes across replicas; a single latchd is always up to date, so the client's token is

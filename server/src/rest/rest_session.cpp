@@ -91,8 +91,8 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     // The same bound as a RESP client's pending request; lowered below before the token.
-    parser_->body_limit(
-        static_cast<std::uint64_t>(state_.client_query_buffer_limit.load(std::memory_order_relaxed)));
+    parser_->body_limit(static_cast<std::uint64_t>(
+        state_.client_query_buffer_limit.load(std::memory_order_relaxed)));
     stream_.expires_after(IdleTimeout());
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
@@ -132,17 +132,17 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
   }
 
   void ReadBody() {
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                       self->state_.stats.net_input_bytes.fetch_add(n, std::memory_order_relaxed);
-                       if (ec == http::error::body_limit) {
-                         return self->Respond(self->authorized_ ? BodyTooLargeResult(self->state_)
-                                                                : UnauthorizedResult(),
-                                              true);
-                       }
-                       if (ec) return self->OnReadError(ec);
-                       self->Handle();
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+          self->state_.stats.net_input_bytes.fetch_add(n, std::memory_order_relaxed);
+          if (ec == http::error::body_limit) {
+            return self->Respond(
+                self->authorized_ ? BodyTooLargeResult(self->state_) : UnauthorizedResult(), true);
+          }
+          if (ec) return self->OnReadError(ec);
+          self->Handle();
+        });
   }
 
   void OnReadError(beast::error_code ec) {
@@ -170,7 +170,8 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
   }
 
   void Respond(RouteResult result, bool close) {
-    const bool head = parser_ && parser_->is_header_done() && parser_->get().method() == http::verb::head;
+    const bool head =
+        parser_ && parser_->is_header_done() && parser_->get().method() == http::verb::head;
     const unsigned version = parser_ && parser_->is_header_done() ? parser_->get().version() : 11;
     response_ = {};
     response_.result(static_cast<unsigned>(result.status));
@@ -190,8 +191,7 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     stream_.expires_after(IdleTimeout());
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                        self->state_.stats.net_output_bytes.fetch_add(n,
-                                                                      std::memory_order_relaxed);
+                        self->state_.stats.net_output_bytes.fetch_add(n, std::memory_order_relaxed);
                         if (ec || !self->response_.keep_alive()) return self->Close();
                         self->ReadHeader();
                       });
