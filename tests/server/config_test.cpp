@@ -421,6 +421,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"enable-debug-command", "local"},
       {"hz", "20"},
       {"lua-time-limit", "100"},
+      {"busy-reply-threshold", "100"},
       {"maxmemory", "104857600"},
       {"maxmemory-policy", "noeviction"},
       {"save", ""},
@@ -460,9 +461,10 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   EXPECT_EQ(ConfigGet(o, args), (Pairs{{"maxclients", "10000"}, {"timeout", "0"}, {"hz", "10"}}));
   args = {"*"};
   EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size());
-  // proto-max-bulk-len, client-query-buffer-limit, enable-debug-command, lua-time-limit
+  // proto-max-bulk-len, client-query-buffer-limit, enable-debug-command, lua-time-limit,
+  // busy-reply-threshold
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 4u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 5u);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {
