@@ -61,6 +61,12 @@ void SetPx(CommandContext& ctx, const KeyRef& k, std::string_view value, std::in
   store::OpSet(k, value, p, ctx.env(), nullptr);
 }
 
+// The lock idiom's counters: an acquire script's grant or refusal counts as LOCK.ACQUIRE's.
+void CountAcquire(CommandContext& ctx, bool granted, std::uint64_t n = 1) {
+  store::LockStats& stats = ctx.server.locks.stats();
+  (granted ? stats.grants : stats.contended).fetch_add(n, std::memory_order_relaxed);
+}
+
 // PEXPIRE on a key the script has just read as its own.
 void PExpire(CommandContext& ctx, const KeyRef& k, std::string_view owner, std::int64_t ttl) {
   store::OpExpireIfOwner(k, owner, ctx.now.mono_ms + ttl, ctx.env());
@@ -101,6 +107,7 @@ bool CompareAndPExpire(CommandContext& ctx, std::span<const std::string_view> ke
   } else if (set_nx && o == nullptr) {
     if (ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM for the first write
     SetPx(ctx, k[0], owner, ttl);
+    CountAcquire(ctx, true);
     ctx.out.Integer(1);
   } else {
     ctx.out.Integer(0);
@@ -151,11 +158,15 @@ bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
   if (!k.locked()) return true;
   for (const KeyRef& r : k.refs()) {
     store::Object* o = acquire ? r.shard->Find(r.key, r.hash, ctx.now.mono_ms) : Get(ctx, r);
-    if (acquire ? o != nullptr : !Owns(o, argv[0])) return ctx.out.Integer(0), true;
+    if (acquire ? o != nullptr : !Owns(o, argv[0])) {
+      if (acquire) CountAcquire(ctx, false);
+      return ctx.out.Integer(0), true;
+    }
   }
   // The script's first write is SET (denyoom), for extend too: Lua answers -OOM as Redis.
   if (ctx.server.OverMaxmemory()) return false;
   for (const KeyRef& r : k.refs()) SetPx(ctx, r, argv[0], ttl);
+  if (acquire) CountAcquire(ctx, true, keys.size());
   ctx.out.Integer(static_cast<std::int64_t>(keys.size()));
   return true;
 }
