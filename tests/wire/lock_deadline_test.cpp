@@ -28,8 +28,7 @@ int WaitersOf(RawConnection& c, const std::string& key) {
 
 void Park(RawConnection& waiter, RawConnection& observer, const std::string& ttl,
           const std::string& timeout) {
-  ASSERT_TRUE(
-      waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "k", "b", ttl, "WAIT", timeout})));
+  ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "k", "b", ttl, "WAIT", timeout})));
   ASSERT_TRUE(Eventually([&] { return WaitersOf(observer, "k") == 1; })) << "never queued";
 }
 

@@ -27,8 +27,8 @@ constexpr int kThresholdMs = 200;
 // Two io threads, so that connections alternate between them: the script runs on the
 // first connection's thread and the others are served by the second one.
 LatchdProcess StartLatchd() {
-  return LatchdProcess({"--io-threads", "2", "--busy-reply-threshold",
-                        std::to_string(kThresholdMs)});
+  return LatchdProcess(
+      {"--io-threads", "2", "--busy-reply-threshold", std::to_string(kThresholdMs)});
 }
 
 struct Clients {

@@ -2,12 +2,11 @@
 // defect 2: watchers are marked from inside the write, under the shard lock), and a
 // multi-key DEL is linear and leaves the server answering (issue 16 item 5).
 #include <gtest/gtest.h>
-
 #include <time.h>
 
 #include <atomic>
-#include <iostream>
 #include <chrono>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,7 +89,8 @@ TEST(WritePathWire, WatchSeesAnExpiryHandOff) {
   EmbeddedServer server;
   RawConnection holder(server.port()), waiter(server.port()), watcher(server.port());
   ASSERT_EQ(holder.Command("SET", "lock", "a", "PX", "100"), "+OK\r\n");
-  ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "lock", "b", "10000", "WAIT", "0"})));
+  ASSERT_TRUE(
+      waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "lock", "b", "10000", "WAIT", "0"})));
   ASSERT_EQ(watcher.Command("WATCH", "lock"), "+OK\r\n");
   ASSERT_EQ(watcher.Command("GET", "lock"), "$1\r\na\r\n");
   server.clock().advance(200);  // the lease runs out: the tick's expiry hands the key to b
