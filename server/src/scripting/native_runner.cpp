@@ -15,8 +15,15 @@ namespace {
 // deadline below can overflow (about 35 years). Anything else goes to Lua.
 constexpr std::int64_t kMaxFastTtl = std::int64_t{1} << 40;
 
-bool FastTtl(std::string_view arg, std::int64_t* ms) {
-  return ParseInt64(arg, ms) && *ms > 0 && *ms <= kMaxFastTtl;
+// Through the one expiry parser (PX's rules), then the fast path's own bound.
+bool FastTtl(const CommandContext& ctx, std::string_view arg, std::int64_t* ms) {
+  std::int64_t deadline = 0;
+  if (ParseExpiry(arg, ExpiryForm{.positive_only = true}, ctx.now, &deadline) !=
+      ExpiryStatus::kOk) {
+    return false;
+  }
+  *ms = deadline - ctx.now.mono_ms;
+  return *ms <= kMaxFastTtl;
 }
 
 // The fast path's own locking: the script's keys, hashed once, their shards held. A busy
@@ -95,7 +102,7 @@ bool CompareAndDelete(CommandContext& ctx, std::span<const std::string_view> key
 bool CompareAndPExpire(CommandContext& ctx, std::span<const std::string_view> keys,
                        std::string_view owner, std::string_view ttl_arg, bool set_nx) {
   std::int64_t ttl = 0;
-  const bool ttl_ok = FastTtl(ttl_arg, &ttl);
+  const bool ttl_ok = FastTtl(ctx, ttl_arg, &ttl);
   if (set_nx && !ttl_ok) return false;  // SET rejects a bad TTL before looking at NX
   ScriptKeys k(ctx, keys.first(1));
   if (!k.locked()) return true;
@@ -138,7 +145,7 @@ bool RedisPyExtend(CommandContext& ctx, std::span<const std::string_view> keys,
 bool RedisPyReacquire(CommandContext& ctx, std::span<const std::string_view> keys,
                       std::string_view owner, std::string_view ttl_arg) {
   std::int64_t ttl = 0;
-  const bool ttl_ok = FastTtl(ttl_arg, &ttl);
+  const bool ttl_ok = FastTtl(ctx, ttl_arg, &ttl);
   ScriptKeys k(ctx, keys.first(1));
   if (!k.locked()) return true;
   store::Object* o = Get(ctx, k[0]);
@@ -153,7 +160,7 @@ bool RedisPyReacquire(CommandContext& ctx, std::span<const std::string_view> key
 bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
                    std::span<const std::string_view> argv, bool acquire) {
   std::int64_t ttl = 0;
-  if (!FastTtl(argv[1], &ttl)) return false;
+  if (!FastTtl(ctx, argv[1], &ttl)) return false;
   ScriptKeys k(ctx, keys);
   if (!k.locked()) return true;
   for (const KeyRef& r : k.refs()) {
