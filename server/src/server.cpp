@@ -26,6 +26,7 @@
 #include "net/protected_mode.h"
 #include "net/worker.h"
 #include "rest/rest_endpoint.h"
+#include "scripting/script_engine.h"
 #include "server_state.h"
 
 namespace latch {
@@ -78,6 +79,7 @@ class ServerImpl {
     accept_ctx_.restart();
     accept_ctx_.poll();
     accept_ctx_.restart();
+    if (state_.scripting) state_.scripting->ResetShutdown();  // no worker runs yet
     const std::string first = OpenListeners(bind, port, "server TCP", acceptors_);
     state_.tcp_port = port;
     std::string rest_first;
@@ -130,6 +132,9 @@ class ServerImpl {
     if (accept_thread_.joinable()) accept_thread_.join();
     metrics_.Stop();
     CloseRestSessions();
+    // A running script would keep its worker from ever seeing the shutdown (SIGTERM during
+    // `while true do end`): stop it, written or not, as SHUTDOWN NOSAVE does.
+    scripting::EngineFor(state_).KillForShutdown();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
     workers_.clear();
@@ -145,6 +150,8 @@ class ServerImpl {
     if (shutdown_requested_.exchange(true)) return;
     spdlog::warn("User requested shutdown...");
     CloseRestSessions();
+    // A script running on another worker (busy or not yet) would hold that worker forever.
+    scripting::EngineFor(state_).KillForShutdown();
     for (auto& w : workers_) w->Shutdown();
     // Wait() returns only once the listener is really closed: a caller that sees wait()
     // return and connects must be refused (a late SetStopped here let one connection in).

@@ -3,14 +3,16 @@
 // interpreter and the native path for known library lock scripts.
 //
 // Concurrency:
-// - A Lua run holds AllShardsLock for its whole run (the keyspace is frozen, as in Redis),
+// - A Lua run holds every shard for its whole run (the keyspace is frozen, as in Redis),
 //   then lua_mu_ (the interpreter). SCRIPT LOAD/FLUSH take lua_mu_ alone. lua_mu_ is always
 //   the innermost lock, and scripts cannot call SCRIPT or EVAL, so there is no deadlock.
 // - A recognised library script runs natively, locking only its keys' shards.
-// - A script past lua-time-limit sets ServerState::script_busy: other clients get BUSY and
-//   SCRIPT KILL (allowed while busy) stops it unless it has written. A client served by the
-//   same worker thread as the running script waits until the script ends: that thread is
-//   busy running it (Redis, single-threaded, makes every client wait).
+// - A script past lua-time-limit (busy-reply-threshold) sets ServerState::script_busy:
+//   other clients get BUSY, including those already waiting for a shard or for lua_mu_
+//   (every such wait gives up on the flag), and SCRIPT KILL (allowed while busy) stops it
+//   unless it has written. A client served by the same worker thread as the running script
+//   waits until the script ends: that thread is busy running it (Redis, single-threaded,
+//   makes every client wait).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -34,8 +36,15 @@ class ScriptEngine {
   void ScriptExists(CommandContext& ctx);
   void ScriptFlush(CommandContext& ctx);
   void ScriptKill(CommandContext& ctx);
-  // SHUTDOWN NOSAVE: stops a running script even if it has written.
-  void KillForShutdown() { control_.kill_requested.store(true, std::memory_order_relaxed); }
+  // SHUTDOWN NOSAVE and SIGTERM: stops a running script even if it has written, and every
+  // script started from now on at its first hook (so a shutdown cannot be outrun by a
+  // script that starts just after it).
+  void KillForShutdown() {
+    shutting_down_.store(true, std::memory_order_relaxed);
+    control_.kill_requested.store(true, std::memory_order_relaxed);
+  }
+  // A server started again after a stop runs scripts again.
+  void ResetShutdown() { shutting_down_.store(false, std::memory_order_relaxed); }
 
   // Tests: with the native path off every script runs in Lua (differential tests).
   void set_native_enabled(bool on) { native_enabled_.store(on, std::memory_order_relaxed); }
@@ -52,9 +61,10 @@ class ScriptEngine {
 
   ServerState& server_;
   ScriptCache cache_;
-  std::mutex lua_mu_;
+  std::timed_mutex lua_mu_;  // timed: waits give up when a script goes busy
   std::unique_ptr<LuaEngine> lua_;  // guarded by lua_mu_; replaced by SCRIPT FLUSH
   RunControl control_;
+  std::atomic<bool> shutting_down_{false};
   std::atomic<bool> native_enabled_{true};
   std::atomic<std::uint64_t> native_runs_{0};
 };
