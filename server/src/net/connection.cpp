@@ -15,10 +15,16 @@ namespace latch {
 namespace {
 // An output buffer that grew for a big reply is given back once written.
 constexpr std::size_t kShrinkAbove = 1024 * 1024;
-// A batch stops running requests once its replies reach this (or the output limits, if
-// larger); the rest runs after the write. Bounds what a client that does not read can
-// make the server hold, with Redis's default of no output limit.
+// A client's requests stop running while this much of its output is pending (or the
+// output limits, if larger), and go on as the client reads. Bounds what a client that does
+// not read can make the server hold, with Redis's default of no output limit.
 constexpr std::size_t kPauseOutput = 64 * 1024 * 1024;
+// One pass over a client's input yields to the other clients of the worker after this much
+// output or this many commands (a pipeline of GETs of a 4 MB value is seconds of memcpy).
+constexpr std::size_t kYieldOutput = 1024 * 1024;
+constexpr int kYieldCommands = 1024;
+// out_ is sealed (queued whole for writing) once it holds this much.
+constexpr std::size_t kSealAbove = 256 * 1024;
 }  // namespace
 
 Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
@@ -57,6 +63,9 @@ void Connection::Close() {
   if (closed_) return;
   closed_ = true;
   worker_.Unregister(this);
+  // Freed once the last handler lets go of this connection: in time for the next tick.
+  const std::size_t held = rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_;
+  if (held > kShrinkAbove) worker_.NoteBigFree(held);
   ClearWatches(session_, state_.watches);
   if (blocked_) {
     auto b = std::move(blocked_);
@@ -106,9 +115,10 @@ void Connection::PublishBufferSizes() {
   b.rbs.store(rbuf_.capacity(), kRelaxed);
   b.rbp.store(rbuf_.peak(), kRelaxed);
   b.obl.store(out_.size(), kRelaxed);
-  b.oll.store(sending_.size() > sent_ ? 1 : 0, kRelaxed);
+  b.oll.store(sealed_.size() + (sending_.size() > sent_ ? 1 : 0), kRelaxed);
   b.omem.store(PendingOutput(), kRelaxed);
-  b.tot_mem.store(sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity(),
+  b.tot_mem.store(sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity() +
+                      sealed_bytes_,
                   kRelaxed);
 }
 
@@ -122,10 +132,16 @@ void Connection::UpdateParserLimits() {
 
 void Connection::Pump() {
   if (closed_) return;
-  if (!blocked_ && !writing_) ProcessInput();
+  if (!blocked_ && ProcessInput() == InputState::kYielded && !resume_posted_) {
+    resume_posted_ = true;
+    boost::asio::post(worker_.context(), [self = shared_from_this()] {
+      self->resume_posted_ = false;
+      self->SafePump();
+    });
+  }
   fresh_now_ = false;  // requests run later (after a write, when unparked) read the clock
   if (closed_) return;
-  if (!writing_ && !out_.empty()) StartWrite();
+  if (!writing_ && (!out_.empty() || !sealed_.empty())) StartWrite();
   PublishBufferSizes();
   if (session_.close_after_reply) {
     if (!writing_) Close();
@@ -146,7 +162,9 @@ void Connection::SafePump() {
 }
 
 void Connection::StartRead() {
+  const std::size_t capacity = rbuf_.capacity();
   const std::span<char> room = rbuf_.PrepareRead(parser_.bytes_wanted());
+  if (rbuf_.capacity() < capacity) worker_.NoteBigFree(capacity);
   reading_ = true;
   socket_.async_read_some(
       boost::asio::buffer(room.data(), room.size()),
@@ -175,13 +193,26 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   SafePump();
 }
 
-// Takes everything appended so far into sending_ and writes it; replies appended meanwhile
-// wait in out_ for the next write.
+void Connection::SealIfLarge() {
+  if (out_.size() < kSealAbove) return;
+  sealed_bytes_ += out_.size();
+  sealed_.push_back(std::move(out_));
+  out_ = std::string();
+}
+
+// Writes the oldest pending output: the rest of sending_, else the first sealed buffer,
+// else all of out_. Replies appended meanwhile wait for the next write.
 void Connection::StartWrite() {
   if (sent_ == sending_.size()) {
-    sending_.clear();
-    sending_.swap(out_);
     sent_ = 0;
+    if (!sealed_.empty()) {
+      sending_ = std::move(sealed_.front());
+      sealed_.pop_front();
+      sealed_bytes_ -= sending_.size();
+    } else {
+      sending_.clear();
+      sending_.swap(out_);
+    }
   }
   writing_ = true;
   socket_.async_write_some(
@@ -206,38 +237,57 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
   }
   sending_.clear();
   sent_ = 0;
-  if (sending_.capacity() > kShrinkAbove) std::string().swap(sending_);
-  if (out_.empty() && out_.capacity() > kShrinkAbove) std::string().swap(out_);
+  if (sending_.capacity() > kShrinkAbove) {
+    worker_.NoteBigFree(sending_.capacity());
+    std::string().swap(sending_);
+  }
+  if (out_.empty() && out_.capacity() > kShrinkAbove) {
+    worker_.NoteBigFree(out_.capacity());
+    std::string().swap(out_);
+  }
   SafePump();
 }
 
-void Connection::ProcessInput() {
+// Runs the complete requests in the read buffer, replies appended to out_, while the
+// client's pending output stays under the pause mark (a write may be under way).
+Connection::InputState Connection::ProcessInput() {
   const std::size_t pause_at = std::max<std::size_t>(
       {kPauseOutput, state_.obuf_hard.load(std::memory_order_relaxed),
        state_.obuf_soft.load(std::memory_order_relaxed)});
-  while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_ &&
-         out_.size() < pause_at) {
+  std::size_t produced = 0;  // reply bytes of this pass
+  int commands = 0;
+  while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_) {
+    if (PendingOutput() >= pause_at) return InputState::kPaused;
+    if (commands == kYieldCommands || produced >= kYieldOutput) {
+      return InputState::kYielded;
+    }
     if (parser_authenticated_ != session_.authenticated) UpdateParserLimits();
     switch (parser_.Parse(std::string_view(rbuf_.data(), rbuf_.size()))) {
       case protocol::RequestParser::Result::kNeedMore:
-        return;
+        return InputState::kDone;
       case protocol::RequestParser::Result::kEmpty:
         rbuf_.Consume(parser_.consumed());
         break;
-      case protocol::RequestParser::Result::kCommand:
+      case protocol::RequestParser::Result::kCommand: {
+        const std::size_t before = out_.size();
         Execute(parser_.args());
         rbuf_.Consume(parser_.consumed());
-        if (!out_.empty() && CloseIfOverOutputLimit(now_.mono_ms)) return;
+        ++commands;
+        produced += out_.size() - before;
+        SealIfLarge();
+        if (produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) return InputState::kDone;
         break;
+      }
       case protocol::RequestParser::Result::kError:
         writer_.Error(parser_.error());
         state_.stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
         spdlog::debug("Protocol error ({}) from client id={}", parser_.error(),
                       session_.info->id);
         session_.close_after_reply = true;
-        return;
+        return InputState::kDone;
     }
   }
+  return InputState::kDone;
 }
 
 void Connection::Execute(std::span<const std::string_view> args) {
@@ -290,6 +340,7 @@ void Connection::Unblock(const BlockedClient::Writer& write) {
   blocked_.reset();
   block_timer_.cancel();
   if (write) write(writer_);
+  SealIfLarge();
   if (CloseIfOverOutputLimit(state_.clock->MonoMs())) return;
   SafePump();
 }
