@@ -32,9 +32,17 @@ class Robust : public ::testing::Test {
  protected:
   void SetUp() override {
     latchd_ = std::make_unique<ServerProcess>("latchd", [](int port) {
-      return std::vector<std::string>{LatchdUnderTest(), "--port", std::to_string(port),
-                                      "--bind", "127.0.0.1", "--io-threads", "2",
-                                      "--client-output-buffer-limit", "normal", "32mb", "8mb",
+      return std::vector<std::string>{LatchdUnderTest(),
+                                      "--port",
+                                      std::to_string(port),
+                                      "--bind",
+                                      "127.0.0.1",
+                                      "--io-threads",
+                                      "2",
+                                      "--client-output-buffer-limit",
+                                      "normal",
+                                      "32mb",
+                                      "8mb",
                                       "10"};
     });
     ASSERT_TRUE(latchd_->ok()) << latchd_->error();
@@ -58,10 +66,10 @@ class Robust : public ::testing::Test {
                5000ms);
     EXPECT_LT(rss, baseline_rss_ + kRssSlack) << "RSS " << baseline_rss_ << " -> " << rss;
     RecordProperty("p99_ms", std::to_string(probe_->PercentileMs(99)));
-    std::printf("[ robust   ] p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu requests; RSS %lld -> %lld\n",
-                probe_->PercentileMs(50), probe_->PercentileMs(99), probe_->MaxMs(),
-                probe_->samples(), static_cast<long long>(baseline_rss_),
-                static_cast<long long>(rss));
+    std::printf(
+        "[ robust   ] p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu requests; RSS %lld -> %lld\n",
+        probe_->PercentileMs(50), probe_->PercentileMs(99), probe_->MaxMs(), probe_->samples(),
+        static_cast<long long>(baseline_rss_), static_cast<long long>(rss));
   }
 
   int port() const { return latchd_->port(); }

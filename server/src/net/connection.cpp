@@ -2,8 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include <boost/asio/post.hpp>
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <new>
 
 #include "commands/client_list.h"
@@ -117,9 +117,9 @@ void Connection::PublishBufferSizes() {
   b.obl.store(out_.size(), kRelaxed);
   b.oll.store(sealed_.size() + (sending_.size() > sent_ ? 1 : 0), kRelaxed);
   b.omem.store(PendingOutput(), kRelaxed);
-  b.tot_mem.store(sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity() +
-                      sealed_bytes_,
-                  kRelaxed);
+  b.tot_mem.store(
+      sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_,
+      kRelaxed);
 }
 
 void Connection::UpdateParserLimits() {
@@ -155,8 +155,7 @@ void Connection::SafePump() {
   try {
     Pump();
   } catch (const std::exception& e) {
-    spdlog::warn("Closing client id={} after an internal failure: {}", session_.info->id,
-                 e.what());
+    spdlog::warn("Closing client id={} after an internal failure: {}", session_.info->id, e.what());
     Close();
   }
 }
@@ -166,11 +165,9 @@ void Connection::StartRead() {
   const std::span<char> room = rbuf_.PrepareRead(parser_.bytes_wanted());
   if (rbuf_.capacity() < capacity) worker_.NoteBigFree(capacity);
   reading_ = true;
-  socket_.async_read_some(
-      boost::asio::buffer(room.data(), room.size()),
-      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
-        self->OnRead(ec, n);
-      });
+  socket_.async_read_some(boost::asio::buffer(room.data(), room.size()),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      std::size_t n) { self->OnRead(ec, n); });
 }
 
 void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
@@ -185,8 +182,7 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   fresh_now_ = true;
   session_.info->last_interaction_ms.store(now_.mono_ms, std::memory_order_relaxed);
   if (rbuf_.size() > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
-    spdlog::warn("Closing client id={} that reached max query buffer length",
-                 session_.info->id);
+    spdlog::warn("Closing client id={} that reached max query buffer length", session_.info->id);
     Close();
     return;
   }
@@ -215,11 +211,9 @@ void Connection::StartWrite() {
     }
   }
   writing_ = true;
-  socket_.async_write_some(
-      boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
-      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
-        self->OnWrite(ec, n);
-      });
+  socket_.async_write_some(boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
+                           [self = shared_from_this()](const boost::system::error_code& ec,
+                                                       std::size_t n) { self->OnWrite(ec, n); });
 }
 
 void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
@@ -251,9 +245,9 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
 // Runs the complete requests in the read buffer, replies appended to out_, while the
 // client's pending output stays under the pause mark (a write may be under way).
 Connection::InputState Connection::ProcessInput() {
-  const std::size_t pause_at = std::max<std::size_t>(
-      {kPauseOutput, state_.obuf_hard.load(std::memory_order_relaxed),
-       state_.obuf_soft.load(std::memory_order_relaxed)});
+  const std::size_t pause_at =
+      std::max<std::size_t>({kPauseOutput, state_.obuf_hard.load(std::memory_order_relaxed),
+                             state_.obuf_soft.load(std::memory_order_relaxed)});
   std::size_t produced = 0;  // reply bytes of this pass
   int commands = 0;
   while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_) {
@@ -281,8 +275,7 @@ Connection::InputState Connection::ProcessInput() {
       case protocol::RequestParser::Result::kError:
         writer_.Error(parser_.error());
         state_.stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-        spdlog::debug("Protocol error ({}) from client id={}", parser_.error(),
-                      session_.info->id);
+        spdlog::debug("Protocol error ({}) from client id={}", parser_.error(), session_.info->id);
         session_.close_after_reply = true;
         return InputState::kDone;
     }
@@ -322,15 +315,15 @@ std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
   });
   if (timeout_ms > 0) {
     block_timer_.expires_after(std::chrono::milliseconds(timeout_ms));
-    block_timer_.async_wait([weak, b = std::weak_ptr<BlockedClient>(blocked_)](
-                                const boost::system::error_code& ec) {
-      auto self = weak.lock();
-      auto blocked = b.lock();
-      if (ec || !self || !blocked || self->blocked_ != blocked) return;
-      if (!blocked->TryAbandon()) return;  // a grant won the race; its Unblock is queued
-      if (blocked->on_abandon) blocked->on_abandon();
-      self->Unblock(blocked->on_timeout);
-    });
+    block_timer_.async_wait(
+        [weak, b = std::weak_ptr<BlockedClient>(blocked_)](const boost::system::error_code& ec) {
+          auto self = weak.lock();
+          auto blocked = b.lock();
+          if (ec || !self || !blocked || self->blocked_ != blocked) return;
+          if (!blocked->TryAbandon()) return;  // a grant won the race; its Unblock is queued
+          if (blocked->on_abandon) blocked->on_abandon();
+          self->Unblock(blocked->on_timeout);
+        });
   }
   return blocked_;
 }

@@ -94,8 +94,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   bool writing_ = false;
   bool resume_posted_ = false;  // a yielded ProcessInput will go on from the queue
   bool parser_authenticated_ = true;
-  TimeSnapshot now_{};       // taken when the last read completed
-  bool fresh_now_ = false;   // now_ not yet used by a command
+  TimeSnapshot now_{};      // taken when the last read completed
+  bool fresh_now_ = false;  // now_ not yet used by a command
   std::shared_ptr<BlockedClient> blocked_;
   boost::asio::steady_timer block_timer_;
 };

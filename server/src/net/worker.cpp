@@ -1,8 +1,7 @@
 #include "net/worker.h"
 
-#include <spdlog/spdlog.h>
-
 #include <malloc.h>
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
 #include <mutex>
