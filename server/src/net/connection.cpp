@@ -80,7 +80,7 @@ void Connection::Close() {
 void Connection::OnTick(std::int64_t now_ms, int timeout_s) {
   if (closed_) return;
   // A client that stopped reading adds no replies, but its soft limit still runs out.
-  if (PendingOutput() > 0 && CloseIfOverOutputLimit(now_ms)) return;
+  if (CloseIfOverOutputLimit(now_ms)) return;
   if (timeout_s <= 0 || blocked_) return;  // a parked client is waiting on purpose, as Redis
   if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
     spdlog::debug("Closing idle client id={}", session_.info->id);
@@ -93,6 +93,7 @@ bool Connection::CloseIfOverOutputLimit(std::int64_t now_ms) {
                             state_.obuf_soft.load(std::memory_order_relaxed),
                             state_.obuf_soft_seconds.load(std::memory_order_relaxed)};
   if (limits.hard == 0 && limits.soft == 0) return false;
+  if (now_ms == kReadClock) now_ms = state_.clock->MonoMs();
   if (!output_limit_.Exceeded(PendingOutput(), limits, now_ms)) return false;
   PublishBufferSizes();
   std::string line;
@@ -239,6 +240,8 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
     worker_.NoteBigFree(out_.capacity());
     std::string().swap(out_);
   }
+  // Under the soft limit again: its clock restarts.
+  if (CloseIfOverOutputLimit(kReadClock)) return;
   SafePump();
 }
 
@@ -334,7 +337,7 @@ void Connection::Unblock(const BlockedClient::Writer& write) {
   block_timer_.cancel();
   if (write) write(writer_);
   SealIfLarge();
-  if (CloseIfOverOutputLimit(state_.clock->MonoMs())) return;
+  if (CloseIfOverOutputLimit(kReadClock)) return;
   SafePump();
 }
 

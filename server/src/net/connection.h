@@ -73,6 +73,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   // Moves a large out_ to sealed_.
   void SealIfLarge();
   // client-output-buffer-limit: logs and closes the client when it is over; true then.
+  // kReadClock: read the clock only if a limit is set.
+  static constexpr std::int64_t kReadClock = -1;
   bool CloseIfOverOutputLimit(std::int64_t now_ms);
   void PublishBufferSizes();
 

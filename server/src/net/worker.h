@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -62,6 +63,7 @@ class Worker {
   bool stopping_ = false;
   std::mutex adopt_mu_;  // guards adopted_
   std::vector<std::pair<boost::asio::ip::tcp::socket, std::shared_ptr<ClientInfo>>> adopted_;
+  std::int64_t last_connection_pass_ms_ = INT64_MIN / 2;  // injected clock
   std::size_t closed_since_trim_ = 0;
   std::size_t freed_since_trim_ = 0;
   std::int64_t last_trim_ms_ = -1000;
