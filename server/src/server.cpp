@@ -325,10 +325,7 @@ class ServerImpl {
       });
       return;
     }
-    asio::post(w.context(), [this, &w, s = std::move(socket), info]() mutable {
-      auto c = std::make_shared<Connection>(std::move(s), state_, w, std::move(info));
-      c->Start();
-    });
+    w.Adopt(std::move(socket), std::move(info));
   }
 
   std::shared_ptr<Clock> clock_;

@@ -430,6 +430,8 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"timeout", "60"},
       {"proto-max-bulk-len", "2097152"},
       {"client-query-buffer-limit", "3145728"},
+      {"client-output-buffer-limit",
+       "normal 1 2 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
       {"loglevel", "verbose"},
       {"logfile", "/var/log/latchd.log"},
       {"enable-debug-command", "local"},
@@ -486,10 +488,10 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   EXPECT_EQ(ConfigGet(o, args), (Pairs{{"maxclients", "10000"}, {"timeout", "0"}, {"hz", "10"}}));
   args = {"*"};
   EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size());
-  // proto-max-bulk-len, client-query-buffer-limit, enable-debug-command, lua-time-limit,
-  // busy-reply-threshold
+  // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
+  // enable-debug-command, lua-time-limit, busy-reply-threshold
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 5u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 6u);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {

@@ -9,9 +9,9 @@
 
 namespace latch::test {
 
-std::int64_t RssBytes(pid_t pid);      // VmRSS
-std::int64_t VmSizeBytes(pid_t pid);   // VmSize (what RLIMIT_AS limits)
-std::int64_t CpuTimeMs(pid_t pid);     // user + system time
+std::int64_t RssBytes(pid_t pid);     // VmRSS
+std::int64_t VmSizeBytes(pid_t pid);  // VmSize (what RLIMIT_AS limits)
+std::int64_t CpuTimeMs(pid_t pid);    // user + system time
 bool ProcessAlive(pid_t pid);
 
 // The latchd binary the process tests run: $LATCHD_UNDER_TEST when set (to check that a

@@ -26,7 +26,8 @@ int WaitersOf(RawConnection& c, const std::string& key) {
 }
 
 // The CLIENT LIST field `field` of the client whose line has `marker` (its name).
-[[maybe_unused]] long long ClientField(RawConnection& c, const std::string& name, const std::string& field) {
+[[maybe_unused]] long long ClientField(RawConnection& c, const std::string& name,
+                                       const std::string& field) {
   const std::string list = c.Command("CLIENT", "LIST");
   const auto line = list.find("name=" + name + " ");
   if (line == std::string::npos) return -1;
@@ -52,9 +53,9 @@ TEST(ConnectionOutput, GrantWhileLargeReplyInFlightIsDelivered) {
 
   TcpSocket waiter(server.port(), 4096);
   ASSERT_TRUE(waiter.ok());
-  ASSERT_TRUE(waiter.SendAll(RawConnection::Encode({"GET", "big"}) +
-                             RawConnection::Encode({"LOCK.ACQUIRE", "lk", "waiter", "30000",
-                                                    "WAIT", "5000"})));
+  ASSERT_TRUE(waiter.SendAll(
+      RawConnection::Encode({"GET", "big"}) +
+      RawConnection::Encode({"LOCK.ACQUIRE", "lk", "waiter", "30000", "WAIT", "5000"})));
   ASSERT_TRUE(Eventually([&] { return WaitersOf(admin, "lk") == 1; }));
   EXPECT_EQ(admin.Command("LOCK.RELEASE", "lk", "holder"), ":1\r\n");
   EXPECT_EQ(admin.Command("GET", "lk"), Bulk("waiter"));  // granted on the server's side
@@ -100,8 +101,8 @@ TEST(ConnectionOutput, HardLimitClosesNonReadingClient) {
   RawConnection other(server.port(), 10s);
   ASSERT_EQ(other.Command("SET", "v", BigValue(4 << 20)), "+OK\r\n");
   TcpSocket hog(server.port(), 4096);
-  ASSERT_TRUE(hog.SendAll(RawConnection::Encode({"CLIENT", "SETNAME", "hog"}) +
-                          PipelinedGets("v", 200)));
+  ASSERT_TRUE(
+      hog.SendAll(RawConnection::Encode({"CLIENT", "SETNAME", "hog"}) + PipelinedGets("v", 200)));
   EXPECT_TRUE(hog.WaitClosed(10s)) << "a client over the hard limit stays open";
   EXPECT_EQ(other.Command("PING"), "+PONG\r\n");
   EXPECT_EQ(other.Command("CLIENT", "LIST").find("name=hog"), std::string::npos);
@@ -114,8 +115,8 @@ TEST(ConnectionOutput, SoftLimitClosesAfterItsSeconds) {
   RawConnection other(server.port(), 10s);
   ASSERT_EQ(other.Command("SET", "v", BigValue(4 << 20)), "+OK\r\n");
   TcpSocket hog(server.port(), 4096);
-  ASSERT_TRUE(hog.SendAll(RawConnection::Encode({"CLIENT", "SETNAME", "hog"}) +
-                          PipelinedGets("v", 10)));
+  ASSERT_TRUE(
+      hog.SendAll(RawConnection::Encode({"CLIENT", "SETNAME", "hog"}) + PipelinedGets("v", 10)));
   ASSERT_TRUE(Eventually([&] { return ClientField(other, "hog", "omem") >= (8 << 20); }))
       << other.Command("CLIENT", "LIST");
   server.clock().advance(1000);

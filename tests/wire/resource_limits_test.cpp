@@ -58,7 +58,8 @@ TEST(ResourceLimits, SmallUlimitLowersMaxclientsAndRefusesExtras) {
             std::string::npos)
       << latchd.Log();
   RawConnection admin(latchd.port());
-  EXPECT_EQ(admin.Command("CONFIG", "GET", "maxclients"), "*2\r\n$10\r\nmaxclients\r\n$2\r\n32\r\n");
+  EXPECT_EQ(admin.Command("CONFIG", "GET", "maxclients"),
+            "*2\r\n$10\r\nmaxclients\r\n$2\r\n32\r\n");
   std::vector<RawConnection> clients;
   int pongs = 0, refused = 0;
   for (int i = 0; i < 60; ++i) {

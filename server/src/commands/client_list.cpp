@@ -21,10 +21,10 @@ void AppendClientLine(const ClientInfo& c, std::int64_t now_mono_ms, std::string
               " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + Size(b.qbuf) +
               " qbuf-free=" + Size(b.qbuf_free) + " argv-mem=0 multi-mem=0 rbs=" + Size(b.rbs) +
               " rbp=" + Size(b.rbp) + " obl=" + Size(b.obl) + " oll=" + Size(b.oll) +
-              " omem=" + Size(b.omem) + " tot-mem=" + Size(b.tot_mem) + " events=r cmd=" +
-              (cmd ? *cmd : std::string("NULL")) + " user=default redir=-1 resp=" +
-              std::to_string(c.proto.load()) + " lib-name=" + c.lib_name +
-              " lib-ver=" + c.lib_ver + "\n");
+              " omem=" + Size(b.omem) + " tot-mem=" + Size(b.tot_mem) +
+              " events=r cmd=" + (cmd ? *cmd : std::string("NULL")) +
+              " user=default redir=-1 resp=" + std::to_string(c.proto.load()) +
+              " lib-name=" + c.lib_name + " lib-ver=" + c.lib_ver + "\n");
 }
 
 }  // namespace latch

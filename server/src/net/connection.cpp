@@ -2,8 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include <boost/asio/post.hpp>
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <new>
 
 #include "commands/client_list.h"
@@ -15,10 +15,16 @@ namespace latch {
 namespace {
 // An output buffer that grew for a big reply is given back once written.
 constexpr std::size_t kShrinkAbove = 1024 * 1024;
-// A batch stops running requests once its replies reach this (or the output limits, if
-// larger); the rest runs after the write. Bounds what a client that does not read can
-// make the server hold, with Redis's default of no output limit.
+// A client's requests stop running while this much of its output is pending (or the
+// output limits, if larger), and go on as the client reads. Bounds what a client that does
+// not read can make the server hold, with Redis's default of no output limit.
 constexpr std::size_t kPauseOutput = 64 * 1024 * 1024;
+// One pass over a client's input yields to the other clients of the worker after this much
+// output or this many commands (a pipeline of GETs of a 4 MB value is seconds of memcpy).
+constexpr std::size_t kYieldOutput = 1024 * 1024;
+constexpr int kYieldCommands = 1024;
+// out_ is sealed (queued whole for writing) once it holds this much.
+constexpr std::size_t kSealAbove = 256 * 1024;
 }  // namespace
 
 Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
@@ -57,6 +63,9 @@ void Connection::Close() {
   if (closed_) return;
   closed_ = true;
   worker_.Unregister(this);
+  // Freed once the last handler lets go of this connection: in time for the next tick.
+  const std::size_t held = rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_;
+  if (held > kShrinkAbove) worker_.NoteBigFree(held);
   ClearWatches(session_, state_.watches);
   if (blocked_) {
     auto b = std::move(blocked_);
@@ -71,7 +80,7 @@ void Connection::Close() {
 void Connection::OnTick(std::int64_t now_ms, int timeout_s) {
   if (closed_) return;
   // A client that stopped reading adds no replies, but its soft limit still runs out.
-  if (PendingOutput() > 0 && CloseIfOverOutputLimit(now_ms)) return;
+  if (CloseIfOverOutputLimit(now_ms)) return;
   if (timeout_s <= 0 || blocked_) return;  // a parked client is waiting on purpose, as Redis
   if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
     spdlog::debug("Closing idle client id={}", session_.info->id);
@@ -84,6 +93,7 @@ bool Connection::CloseIfOverOutputLimit(std::int64_t now_ms) {
                             state_.obuf_soft.load(std::memory_order_relaxed),
                             state_.obuf_soft_seconds.load(std::memory_order_relaxed)};
   if (limits.hard == 0 && limits.soft == 0) return false;
+  if (now_ms == kReadClock) now_ms = state_.clock->MonoMs();
   if (!output_limit_.Exceeded(PendingOutput(), limits, now_ms)) return false;
   PublishBufferSizes();
   std::string line;
@@ -106,10 +116,11 @@ void Connection::PublishBufferSizes() {
   b.rbs.store(rbuf_.capacity(), kRelaxed);
   b.rbp.store(rbuf_.peak(), kRelaxed);
   b.obl.store(out_.size(), kRelaxed);
-  b.oll.store(sending_.size() > sent_ ? 1 : 0, kRelaxed);
+  b.oll.store(sealed_.size() + (sending_.size() > sent_ ? 1 : 0), kRelaxed);
   b.omem.store(PendingOutput(), kRelaxed);
-  b.tot_mem.store(sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity(),
-                  kRelaxed);
+  b.tot_mem.store(
+      sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_,
+      kRelaxed);
 }
 
 void Connection::UpdateParserLimits() {
@@ -122,10 +133,16 @@ void Connection::UpdateParserLimits() {
 
 void Connection::Pump() {
   if (closed_) return;
-  if (!blocked_ && !writing_) ProcessInput();
+  if (!blocked_ && ProcessInput() == InputState::kYielded && !resume_posted_) {
+    resume_posted_ = true;
+    boost::asio::post(worker_.context(), [self = shared_from_this()] {
+      self->resume_posted_ = false;
+      self->SafePump();
+    });
+  }
   fresh_now_ = false;  // requests run later (after a write, when unparked) read the clock
   if (closed_) return;
-  if (!writing_ && !out_.empty()) StartWrite();
+  if (!writing_ && (!out_.empty() || !sealed_.empty())) StartWrite();
   PublishBufferSizes();
   if (session_.close_after_reply) {
     if (!writing_) Close();
@@ -139,20 +156,19 @@ void Connection::SafePump() {
   try {
     Pump();
   } catch (const std::exception& e) {
-    spdlog::warn("Closing client id={} after an internal failure: {}", session_.info->id,
-                 e.what());
+    spdlog::warn("Closing client id={} after an internal failure: {}", session_.info->id, e.what());
     Close();
   }
 }
 
 void Connection::StartRead() {
+  const std::size_t capacity = rbuf_.capacity();
   const std::span<char> room = rbuf_.PrepareRead(parser_.bytes_wanted());
+  if (rbuf_.capacity() < capacity) worker_.NoteBigFree(capacity);
   reading_ = true;
-  socket_.async_read_some(
-      boost::asio::buffer(room.data(), room.size()),
-      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
-        self->OnRead(ec, n);
-      });
+  socket_.async_read_some(boost::asio::buffer(room.data(), room.size()),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      std::size_t n) { self->OnRead(ec, n); });
 }
 
 void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
@@ -167,28 +183,38 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   fresh_now_ = true;
   session_.info->last_interaction_ms.store(now_.mono_ms, std::memory_order_relaxed);
   if (rbuf_.size() > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
-    spdlog::warn("Closing client id={} that reached max query buffer length",
-                 session_.info->id);
+    spdlog::warn("Closing client id={} that reached max query buffer length", session_.info->id);
     Close();
     return;
   }
   SafePump();
 }
 
-// Takes everything appended so far into sending_ and writes it; replies appended meanwhile
-// wait in out_ for the next write.
+void Connection::SealIfLarge() {
+  if (out_.size() < kSealAbove) return;
+  sealed_bytes_ += out_.size();
+  sealed_.push_back(std::move(out_));
+  out_ = std::string();
+}
+
+// Writes the oldest pending output: the rest of sending_, else the first sealed buffer,
+// else all of out_. Replies appended meanwhile wait for the next write.
 void Connection::StartWrite() {
   if (sent_ == sending_.size()) {
-    sending_.clear();
-    sending_.swap(out_);
     sent_ = 0;
+    if (!sealed_.empty()) {
+      sending_ = std::move(sealed_.front());
+      sealed_.pop_front();
+      sealed_bytes_ -= sending_.size();
+    } else {
+      sending_.clear();
+      sending_.swap(out_);
+    }
   }
   writing_ = true;
-  socket_.async_write_some(
-      boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
-      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
-        self->OnWrite(ec, n);
-      });
+  socket_.async_write_some(boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
+                           [self = shared_from_this()](const boost::system::error_code& ec,
+                                                       std::size_t n) { self->OnWrite(ec, n); });
 }
 
 void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
@@ -206,38 +232,58 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
   }
   sending_.clear();
   sent_ = 0;
-  if (sending_.capacity() > kShrinkAbove) std::string().swap(sending_);
-  if (out_.empty() && out_.capacity() > kShrinkAbove) std::string().swap(out_);
+  if (sending_.capacity() > kShrinkAbove) {
+    worker_.NoteBigFree(sending_.capacity());
+    std::string().swap(sending_);
+  }
+  if (out_.empty() && out_.capacity() > kShrinkAbove) {
+    worker_.NoteBigFree(out_.capacity());
+    std::string().swap(out_);
+  }
+  // Under the soft limit again: its clock restarts.
+  if (CloseIfOverOutputLimit(kReadClock)) return;
   SafePump();
 }
 
-void Connection::ProcessInput() {
-  const std::size_t pause_at = std::max<std::size_t>(
-      {kPauseOutput, state_.obuf_hard.load(std::memory_order_relaxed),
-       state_.obuf_soft.load(std::memory_order_relaxed)});
-  while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_ &&
-         out_.size() < pause_at) {
+// Runs the complete requests in the read buffer, replies appended to out_, while the
+// client's pending output stays under the pause mark (a write may be under way).
+Connection::InputState Connection::ProcessInput() {
+  const std::size_t pause_at =
+      std::max<std::size_t>({kPauseOutput, state_.obuf_hard.load(std::memory_order_relaxed),
+                             state_.obuf_soft.load(std::memory_order_relaxed)});
+  std::size_t produced = 0;  // reply bytes of this pass
+  int commands = 0;
+  while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_) {
+    if (PendingOutput() >= pause_at) return InputState::kPaused;
+    if (commands == kYieldCommands || produced >= kYieldOutput) {
+      return InputState::kYielded;
+    }
     if (parser_authenticated_ != session_.authenticated) UpdateParserLimits();
     switch (parser_.Parse(std::string_view(rbuf_.data(), rbuf_.size()))) {
       case protocol::RequestParser::Result::kNeedMore:
-        return;
+        return InputState::kDone;
       case protocol::RequestParser::Result::kEmpty:
         rbuf_.Consume(parser_.consumed());
         break;
-      case protocol::RequestParser::Result::kCommand:
+      case protocol::RequestParser::Result::kCommand: {
+        const std::size_t before = out_.size();
         Execute(parser_.args());
         rbuf_.Consume(parser_.consumed());
-        if (!out_.empty() && CloseIfOverOutputLimit(now_.mono_ms)) return;
+        ++commands;
+        produced += out_.size() - before;
+        SealIfLarge();
+        if (produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) return InputState::kDone;
         break;
+      }
       case protocol::RequestParser::Result::kError:
         writer_.Error(parser_.error());
         state_.stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-        spdlog::debug("Protocol error ({}) from client id={}", parser_.error(),
-                      session_.info->id);
+        spdlog::debug("Protocol error ({}) from client id={}", parser_.error(), session_.info->id);
         session_.close_after_reply = true;
-        return;
+        return InputState::kDone;
     }
   }
+  return InputState::kDone;
 }
 
 void Connection::Execute(std::span<const std::string_view> args) {
@@ -272,15 +318,15 @@ std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
   });
   if (timeout_ms > 0) {
     block_timer_.expires_after(std::chrono::milliseconds(timeout_ms));
-    block_timer_.async_wait([weak, b = std::weak_ptr<BlockedClient>(blocked_)](
-                                const boost::system::error_code& ec) {
-      auto self = weak.lock();
-      auto blocked = b.lock();
-      if (ec || !self || !blocked || self->blocked_ != blocked) return;
-      if (!blocked->TryAbandon()) return;  // a grant won the race; its Unblock is queued
-      if (blocked->on_abandon) blocked->on_abandon();
-      self->Unblock(blocked->on_timeout);
-    });
+    block_timer_.async_wait(
+        [weak, b = std::weak_ptr<BlockedClient>(blocked_)](const boost::system::error_code& ec) {
+          auto self = weak.lock();
+          auto blocked = b.lock();
+          if (ec || !self || !blocked || self->blocked_ != blocked) return;
+          if (!blocked->TryAbandon()) return;  // a grant won the race; its Unblock is queued
+          if (blocked->on_abandon) blocked->on_abandon();
+          self->Unblock(blocked->on_timeout);
+        });
   }
   return blocked_;
 }
@@ -290,7 +336,8 @@ void Connection::Unblock(const BlockedClient::Writer& write) {
   blocked_.reset();
   block_timer_.cancel();
   if (write) write(writer_);
-  if (CloseIfOverOutputLimit(state_.clock->MonoMs())) return;
+  SealIfLarge();
+  if (CloseIfOverOutputLimit(kReadClock)) return;
   SafePump();
 }
 

@@ -2,19 +2,24 @@
 // One client socket, pinned to one worker for its whole life.
 //
 // Flow: read a batch, run the complete requests in it, write their replies at once, and
-// read again only when that write has completed (backpressure). A batch stops early once
-// its replies reach kPauseOutput (or the configured output limits, if larger), so a
-// pipelining client that does not read cannot make the server run its requests ahead.
+// read again only when that write has completed (backpressure). Requests already read run
+// on while a write is under way, until the client's pending output reaches kPauseOutput
+// (or the configured output limits, if larger): a client that does not read cannot make
+// the server hold its whole pipeline's replies. A long batch yields to the worker's other
+// clients every 1 MB of replies or 1024 commands.
 // A client parked by a blocking command keeps reading (to notice a disconnect, buffering
 // further requests up to client-query-buffer-limit) but runs nothing until it is unparked.
 //
-// Two output buffers, as Redis keeps its reply apart from what is on the wire (sentlen):
-// replies are appended to out_; a write takes all of out_ into sending_ and writes from
-// there, tracking sent_. A reply that arrives outside the read-execute-write cycle (a
-// parked LOCK.ACQUIRE granted, its timeout) is appended to out_ while a write may be in
-// flight, and goes out with the next write. Included only by net/.
+// Output, as Redis keeps its reply apart from what is on the wire (sentlen): replies are
+// appended to out_; once out_ holds kSealAbove bytes it is moved, whole, to the back of
+// sealed_ (a big reply is never copied again to make room for the next); a write takes
+// the oldest of sealed_, or else all of out_, into sending_ and writes from there,
+// tracking sent_. A reply that arrives outside the read-execute-write cycle (a parked
+// LOCK.ACQUIRE granted, its timeout) is appended to out_ while a write may be in flight,
+// and goes out after everything before it. Included only by net/.
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,13 +61,20 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
   void OnWrite(const boost::system::error_code& ec, std::size_t n);
-  void ProcessInput();
+  enum class InputState { kDone, kPaused, kYielded };
+  InputState ProcessInput();
   void Execute(std::span<const std::string_view> args);
   void UpdateParserLimits();
   void Unblock(const BlockedClient::Writer& write);
   // Replies not yet on the wire: out_ plus the unsent part of sending_ (Redis's omem).
-  std::size_t PendingOutput() const { return out_.size() + sending_.size() - sent_; }
+  std::size_t PendingOutput() const {
+    return out_.size() + sealed_bytes_ + sending_.size() - sent_;
+  }
+  // Moves a large out_ to sealed_.
+  void SealIfLarge();
   // client-output-buffer-limit: logs and closes the client when it is over; true then.
+  // kReadClock: read the clock only if a limit is set.
+  static constexpr std::int64_t kReadClock = -1;
   bool CloseIfOverOutputLimit(std::int64_t now_ms);
   void PublishBufferSizes();
 
@@ -76,13 +88,16 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   std::string out_;      // replies being appended (ReplyWriter's target)
   std::string sending_;  // replies being written; sent_ bytes of it are on the wire
   std::size_t sent_ = 0;
+  std::deque<std::string> sealed_;  // full buffers, oldest first, written before out_
+  std::size_t sealed_bytes_ = 0;
   OutputLimitTracker output_limit_;
   bool closed_ = false;
   bool reading_ = false;
   bool writing_ = false;
+  bool resume_posted_ = false;  // a yielded ProcessInput will go on from the queue
   bool parser_authenticated_ = true;
-  TimeSnapshot now_{};       // taken when the last read completed
-  bool fresh_now_ = false;   // now_ not yet used by a command
+  TimeSnapshot now_{};      // taken when the last read completed
+  bool fresh_now_ = false;  // now_ not yet used by a command
   std::shared_ptr<BlockedClient> blocked_;
   boost::asio::steady_timer block_timer_;
 };

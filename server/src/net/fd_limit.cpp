@@ -12,9 +12,10 @@ bool AdjustOpenFilesLimit(Options& options) {
   const rlim_t wanted = static_cast<rlim_t>(options.maxclients) + kReservedFds;
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == -1) {
-    spdlog::warn("Unable to obtain the current NOFILE limit ({}), assuming 1024 and setting "
-                 "the max clients configuration accordingly.",
-                 std::strerror(errno));
+    spdlog::warn(
+        "Unable to obtain the current NOFILE limit ({}), assuming 1024 and setting "
+        "the max clients configuration accordingly.",
+        std::strerror(errno));
     options.maxclients = 1024 - kReservedFds;
     return true;
   }
@@ -22,9 +23,8 @@ bool AdjustOpenFilesLimit(Options& options) {
   if (original >= wanted) return true;
   // First the whole want (a privileged process may raise the hard limit too), else as far
   // as the hard limit lets an unprivileged one.
-  rlimit raised{wanted, limit.rlim_max == RLIM_INFINITY || limit.rlim_max > wanted
-                            ? limit.rlim_max
-                            : wanted};
+  rlimit raised{
+      wanted, limit.rlim_max == RLIM_INFINITY || limit.rlim_max > wanted ? limit.rlim_max : wanted};
   int error = 0;
   rlim_t best = original;
   if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
@@ -42,9 +42,10 @@ bool AdjustOpenFilesLimit(Options& options) {
     return true;
   }
   if (best <= static_cast<rlim_t>(kReservedFds)) {
-    spdlog::warn("Your current 'ulimit -n' of {} is not enough for the server to start. Please "
-                 "increase your open file limit to at least {}. Exiting.",
-                 original, wanted);
+    spdlog::warn(
+        "Your current 'ulimit -n' of {} is not enough for the server to start. Please "
+        "increase your open file limit to at least {}. Exiting.",
+        original, wanted);
     return false;
   }
   const int requested = options.maxclients;
@@ -53,9 +54,10 @@ bool AdjustOpenFilesLimit(Options& options) {
                requested, wanted);
   spdlog::warn("Server can't set maximum open files to {} because of OS error: {}.", wanted,
                std::strerror(error));
-  spdlog::warn("Current maximum open files is {}. maxclients has been reduced to {} to "
-               "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
-               best, options.maxclients);
+  spdlog::warn(
+      "Current maximum open files is {}. maxclients has been reduced to {} to "
+      "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+      best, options.maxclients);
   return true;
 }
 

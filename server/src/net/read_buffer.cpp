@@ -32,10 +32,9 @@ void ReadBuffer::Commit(std::size_t n) {
   peak_ = std::max(peak_, size());
 }
 
-void ReadBuffer::Consume(std::size_t n) {
-  start_ += n;
-  if (start_ == end_) start_ = end_ = 0;
-}
+// Offsets are not reset here: a read may be under way into the space after end_ (a parked
+// client keeps reading); PrepareRead resets them.
+void ReadBuffer::Consume(std::size_t n) { start_ += n; }
 
 void ReadBuffer::Release() {
   if (start_ != end_) return;

@@ -25,7 +25,7 @@ class ReadBuffer {
   ReadBuffer& operator=(const ReadBuffer&) = delete;
 
   const char* data() const { return data_ + start_; }
-  std::size_t size() const { return end_ - start_; }       // unconsumed bytes (qbuf)
+  std::size_t size() const { return end_ - start_; }  // unconsumed bytes (qbuf)
   std::size_t capacity() const { return capacity_; }
   std::size_t free_space() const { return capacity_ - end_; }  // qbuf-free
   std::size_t peak() const { return peak_; }

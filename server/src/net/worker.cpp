@@ -1,8 +1,7 @@
 #include "net/worker.h"
 
-#include <spdlog/spdlog.h>
-
 #include <malloc.h>
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
 #include <mutex>
@@ -37,6 +36,36 @@ void Worker::Start(std::vector<int> shards) {
   });
 }
 
+void Worker::Adopt(boost::asio::ip::tcp::socket socket, std::shared_ptr<ClientInfo> info) {
+  bool first = false;
+  {
+    std::lock_guard lock(adopt_mu_);
+    first = adopted_.empty();
+    adopted_.emplace_back(std::move(socket), std::move(info));
+  }
+  if (first) boost::asio::post(ctx_, [this] { StartAdopted(); });
+}
+
+void Worker::StartAdopted() {
+  std::vector<std::pair<boost::asio::ip::tcp::socket, std::shared_ptr<ClientInfo>>> batch;
+  bool more = false;
+  {
+    std::lock_guard lock(adopt_mu_);
+    const std::size_t n = std::min(kAdoptBatch, adopted_.size());
+    std::move(adopted_.begin(), adopted_.begin() + static_cast<std::ptrdiff_t>(n),
+              std::back_inserter(batch));
+    adopted_.erase(adopted_.begin(), adopted_.begin() + static_cast<std::ptrdiff_t>(n));
+    more = !adopted_.empty();
+  }
+  // Queued behind whatever arrived meanwhile: the clients already connected go first.
+  if (more) boost::asio::post(ctx_, [this] { StartAdopted(); });
+  for (auto& [socket, info] : batch) {
+    if (stopping_) break;
+    auto c = std::make_shared<Connection>(std::move(socket), state_, *this, std::move(info));
+    c->Start();
+  }
+}
+
 void Worker::ScheduleTick(std::chrono::milliseconds delay) {
   timer_.expires_after(delay);
   timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -65,12 +94,16 @@ void Worker::Tick() {
   if (state_.maxmemory.load(std::memory_order_relaxed) > 0) {
     state_.RefreshHeapBytesEvery100Ms(now);
   }
+  // Idle timeouts and soft output limits count seconds: a pass over the connections every
+  // 100 ms is enough, also while the tick runs every millisecond for lock waiters.
   const int timeout = state_.timeout.load();
-  if (timeout > 0 || state_.obuf_soft.load(std::memory_order_relaxed) > 0) {
+  if ((timeout > 0 || state_.obuf_soft.load(std::memory_order_relaxed) > 0) &&
+      now - last_connection_pass_ms_ >= 100) {
+    last_connection_pass_ms_ = now;
     std::vector<Connection*> conns(connections_.begin(), connections_.end());
     for (Connection* c : conns) c->OnTick(now, timeout);
   }
-  TrimHeapAfterCloses();
+  TrimHeap();
   int hz = 10;
   {
     std::lock_guard lock(state_.options_mu);
@@ -86,16 +119,20 @@ void Worker::Tick() {
   ScheduleTick(more ? std::chrono::milliseconds(0) : period);
 }
 
-// After many clients went away (a connection storm), their freed buffers are scattered over
-// malloc's arenas, where they keep the RSS up: malloc_trim gives the free pages back. At
-// most once a second, and only after closes, so a steady load pays nothing.
+// After many clients went away (a connection storm) or big replies were written, the freed
+// buffers sit in malloc's arenas (glibc serves blocks up to 32 MiB from them once a big
+// block was freed), where they keep the RSS up: malloc_trim gives the free pages back. At
+// most once a second, and only after such frees, so a steady load pays nothing. (Mapping
+// every big block on its own instead made each 4 MB GET page-fault its reply: 10x slower.)
 // Real time, not the injected clock: this is about the process, not about keys.
-void Worker::TrimHeapAfterCloses() {
+void Worker::TrimHeap() {
   const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                   std::chrono::steady_clock::now().time_since_epoch())
                                   .count();
-  if (closed_since_trim_ < kClosesBeforeTrim || now_ms - last_trim_ms_ < 1000) return;
+  if (closed_since_trim_ < kClosesBeforeTrim && freed_since_trim_ < kFreedBeforeTrim) return;
+  if (now_ms - last_trim_ms_ < 1000) return;
   closed_since_trim_ = 0;
+  freed_since_trim_ = 0;
   last_trim_ms_ = now_ms;
   malloc_trim(0);
 }

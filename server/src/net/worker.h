@@ -3,7 +3,11 @@
 // and idle-timeout pass over the shards it owns (shard i belongs to worker i % workers).
 // Included only by the net/ sources (it pulls in Asio).
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <unordered_set>
 #include <vector>
@@ -26,18 +30,28 @@ class Worker {
   void Shutdown();
   void Join();
 
+  // Any thread (the acceptor): a new client for this worker. Sockets are started in batches
+  // of kAdoptBatch, each batch one turn of the event loop, so that a connection storm
+  // queues ahead of the clients already served by at most one batch.
+  void Adopt(boost::asio::ip::tcp::socket socket, std::shared_ptr<ClientInfo> info);
+
   // Worker-thread only.
   void Register(Connection* c) { connections_.insert(c); }
   void Unregister(Connection* c) {
     connections_.erase(c);
     ++closed_since_trim_;
   }
+  // A connection gave back a big buffer (a large reply or request): see TrimHeap().
+  void NoteBigFree(std::size_t bytes) { freed_since_trim_ += bytes; }
 
  private:
   void ScheduleTick(std::chrono::milliseconds delay);
   void Tick();
-  void TrimHeapAfterCloses();
+  void TrimHeap();
+  void StartAdopted();
+  static constexpr std::size_t kAdoptBatch = 32;
   static constexpr std::size_t kClosesBeforeTrim = 64;
+  static constexpr std::size_t kFreedBeforeTrim = 32 * 1024 * 1024;
 
   int index_;
   ServerState& state_;
@@ -47,7 +61,11 @@ class Worker {
   std::vector<int> shards_;
   std::unordered_set<Connection*> connections_;
   bool stopping_ = false;
+  std::mutex adopt_mu_;  // guards adopted_
+  std::vector<std::pair<boost::asio::ip::tcp::socket, std::shared_ptr<ClientInfo>>> adopted_;
+  std::int64_t last_connection_pass_ms_ = INT64_MIN / 2;  // injected clock
   std::size_t closed_since_trim_ = 0;
+  std::size_t freed_since_trim_ = 0;
   std::int64_t last_trim_ms_ = -1000;
 };
 

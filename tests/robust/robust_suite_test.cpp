@@ -1,0 +1,186 @@
+// The robustness suite (issue 16, "Done when"): each attack runs against a fresh latchd
+// process while RobustProbe, a separate well-behaved lock client, keeps timing its
+// requests. Every test then checks that the probe saw no failure and a p99 under 100 ms
+// throughout, that latchd is alive, and that its RSS came back near where it started.
+// Bounded: about a minute and a half in all on a loaded two-core machine (ctest -L robust).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "robust/fuzz_inputs.h"
+#include "robust/robust_probe.h"
+#include "support/process_stats.h"
+#include "support/raw_connection.h"
+#include "support/server_process.h"
+#include "support/tcp_socket.h"
+#include "support/wire_expect.h"
+
+namespace latch::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr double kP99BoundMs = 100;
+constexpr std::int64_t kRssSlack = 16 << 20;  // what "comes back" allows for
+
+class Robust : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    latchd_ = std::make_unique<ServerProcess>("latchd", [](int port) {
+      return std::vector<std::string>{LatchdUnderTest(),
+                                      "--port",
+                                      std::to_string(port),
+                                      "--bind",
+                                      "127.0.0.1",
+                                      "--io-threads",
+                                      "2",
+                                      "--client-output-buffer-limit",
+                                      "normal",
+                                      "32mb",
+                                      "8mb",
+                                      "10"};
+    });
+    ASSERT_TRUE(latchd_->ok()) << latchd_->error();
+    admin_ = std::make_unique<RawConnection>(latchd_->port(), 10s);
+    probe_ = std::make_unique<RobustProbe>(latchd_->port());
+    std::this_thread::sleep_for(200ms);  // the probe's keys and connection exist
+    baseline_rss_ = RssBytes(latchd_->pid());
+  }
+
+  void TearDown() override {
+    if (!latchd_ || !latchd_->ok()) return;
+    probe_->Stop();
+    EXPECT_TRUE(ProcessAlive(latchd_->pid())) << latchd_->Log();
+    EXPECT_EQ(probe_->failures(), 0) << "first: " << probe_->first_failure();
+    EXPECT_GT(probe_->samples(), 100u);
+    EXPECT_LT(probe_->PercentileMs(99), kP99BoundMs)
+        << "p50 " << probe_->PercentileMs(50) << " ms, max " << probe_->MaxMs() << " ms over "
+        << probe_->samples() << " requests";
+    std::int64_t rss = 0;
+    Eventually([&] { return (rss = RssBytes(latchd_->pid())) < baseline_rss_ + kRssSlack; },
+               5000ms);
+    EXPECT_LT(rss, baseline_rss_ + kRssSlack) << "RSS " << baseline_rss_ << " -> " << rss;
+    RecordProperty("p99_ms", std::to_string(probe_->PercentileMs(99)));
+    std::printf(
+        "[ robust   ] p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu requests; RSS %lld -> %lld\n",
+        probe_->PercentileMs(50), probe_->PercentileMs(99), probe_->MaxMs(), probe_->samples(),
+        static_cast<long long>(baseline_rss_), static_cast<long long>(rss));
+  }
+
+  int port() const { return latchd_->port(); }
+
+  std::unique_ptr<ServerProcess> latchd_;
+  std::unique_ptr<RawConnection> admin_;
+  std::unique_ptr<RobustProbe> probe_;
+  std::int64_t baseline_rss_ = 0;
+};
+
+// Clients declaring 512 MB bulks and sending a trickle: memory follows the bytes sent.
+TEST_F(Robust, HugeDeclaredBulks) {
+  std::vector<TcpSocket> clients;
+  for (int i = 0; i < 16; ++i) {
+    clients.emplace_back(port());
+    ASSERT_TRUE(clients.back().SendAll("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$536870912\r\n"));
+  }
+  const std::string trickle(4096, 'x');
+  for (int round = 0; round < 20; ++round) {  // 80 KB each over about two seconds
+    for (TcpSocket& c : clients) ASSERT_TRUE(c.SendAll(trickle));
+    std::this_thread::sleep_for(100ms);
+  }
+  const std::int64_t rss = RssBytes(latchd_->pid());
+  EXPECT_LT(rss, baseline_rss_ + kRssSlack) << "16 clients sent 1.3 MB in all";
+}
+
+// Clients pipelining GETs of a 4 MB value and never reading: each is closed at the
+// 32 MB limit instead of growing gigabytes of replies.
+TEST_F(Robust, NonReadingClientsWithBigReplies) {
+  ASSERT_EQ(admin_->Command("SET", "big", std::string(4 << 20, 'b')), "+OK\r\n");
+  std::string gets;
+  for (int i = 0; i < 200; ++i) gets += RawConnection::Encode({"GET", "big"});
+  std::vector<TcpSocket> hogs;
+  for (int i = 0; i < 4; ++i) {
+    hogs.emplace_back(port(), 4096);
+    ASSERT_TRUE(hogs.back().SendAll(gets));
+  }
+  for (TcpSocket& h : hogs) EXPECT_TRUE(h.WaitClosed(10s)) << "a hog was never closed";
+  ASSERT_EQ(admin_->Command("DEL", "big"), ":1\r\n");
+}
+
+// Waves of connections opened, used once and closed (4,000 in all, as a fleet of clients
+// reconnecting after a network blip): the server keeps up, and their buffers do not stay
+// behind.
+TEST_F(Robust, ConnectionStorm) {
+  const std::string ping = RawConnection::Encode({"PING"});
+  for (int wave = 0; wave < 8; ++wave) {
+    std::vector<TcpSocket> storm;
+    storm.reserve(500);
+    for (int i = 0; i < 500; ++i) {
+      storm.emplace_back(port());
+      ASSERT_TRUE(storm.back().ok());
+      ASSERT_TRUE(storm.back().SendAll(ping));
+    }
+    for (TcpSocket& s : storm) {
+      std::string reply;
+      ASSERT_GT(s.ReadSome(&reply, 64, 5000ms), 0);
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+// More clients than maxclients: the extras are refused with Redis's error at once, and
+// nobody already connected notices.
+TEST_F(Robust, TooManyClients) {
+  ASSERT_EQ(admin_->Command("CONFIG", "SET", "maxclients", "40"), "+OK\r\n");
+  std::vector<RawConnection> clients;
+  int refused = 0;
+  for (int i = 0; i < 120; ++i) {
+    clients.emplace_back(port(), 2000ms);
+    const std::string reply = clients.back().Command("PING");
+    if (reply == "-ERR max number of clients reached\r\n") {
+      ++refused;
+    } else {
+      EXPECT_EQ(reply, "+PONG\r\n");
+    }
+  }
+  EXPECT_GE(refused, 80);
+  clients.clear();
+  EXPECT_EQ(admin_->Command("CONFIG", "SET", "maxclients", "10000"), "+OK\r\n");
+}
+
+// Random and mutated requests over real sockets, 16 connections at a time: every input is
+// answered, left waiting for more bytes, or closed; none takes the server down.
+TEST_F(Robust, RandomAndMutatedInputFuzz) {
+  std::mt19937_64 rng(20261201);
+  constexpr int kInputs = 3000;
+  constexpr int kParallel = 16;
+  for (int done = 0; done < kInputs; done += kParallel) {
+    std::vector<TcpSocket> conns;
+    for (int i = 0; i < kParallel; ++i) {
+      conns.emplace_back(port());
+      ASSERT_TRUE(conns.back().ok());
+      conns.back().SendAll(NextFuzzInput(rng), 500ms);  // a closed socket is an answer too
+    }
+    for (TcpSocket& c : conns) {
+      std::string sink;
+      c.ReadSome(&sink, 1 << 16, 20ms);
+    }
+  }
+  RawConnection after(port());
+  EXPECT_EQ(after.Command("PING"), "+PONG\r\n");
+}
+
+// Issue 16, item 1 (one long script freezes the server) is being fixed by another
+// engineer. Its attack belongs here, under the same probe and checks: EVAL "while true do
+// end" 0 from one client; the probe must get BUSY (or its answer) within
+// busy-reply-threshold plus a little, and SCRIPT KILL must end the loop.
+TEST_F(Robust, ScriptLoop) {
+  GTEST_SKIP() << "script-loop attack: to be added with the BUSY/SCRIPT KILL fix (issue 16 item 1)";
+}
+
+}  // namespace
+}  // namespace latch::test
