@@ -163,7 +163,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    spdlog::set_default_logger(latch::config::MakeLogger(options));
+    // The default logger is also registered under its name, which the server then uses.
+    auto logger = latch::config::MakeLogger(options);
+    options.logger_name = logger->name();
+    spdlog::set_default_logger(std::move(logger));
   } catch (const std::exception& e) {
     std::cerr << e.what() << '\n';
     return 1;

@@ -1,6 +1,6 @@
 #include "net/connection.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
@@ -68,7 +68,7 @@ void Connection::Close() {
 void Connection::CloseIfIdle(std::int64_t now_ms, int timeout_s) {
   if (blocked_) return;  // a parked client is waiting on purpose, as in Redis
   if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
-    spdlog::debug("Closing idle client id={}", session_.info->id);
+    state_.log->debug("Closing idle client id={}", session_.info->id);
     Close();
   }
 }
@@ -129,7 +129,7 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   fresh_now_ = true;
   session_.info->last_interaction_ms.store(now_.mono_ms, std::memory_order_relaxed);
   if (rend_ - rstart_ > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
-    spdlog::warn("Closing client id={} that reached max query buffer length",
+    state_.log->warn("Closing client id={} that reached max query buffer length",
                  session_.info->id);
     Close();
     return;
@@ -171,7 +171,7 @@ void Connection::ProcessInput() {
       case protocol::RequestParser::Result::kError:
         writer_.Error(parser_.error());
         state_.stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-        spdlog::debug("Protocol error ({}) from client id={}", parser_.error(),
+        state_.log->debug("Protocol error ({}) from client id={}", parser_.error(),
                       session_.info->id);
         session_.close_after_reply = true;
         return;
