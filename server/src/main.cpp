@@ -15,8 +15,8 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <thread>
@@ -59,12 +59,14 @@ class Supervisor {
   void LogMode() const {
     if (mode_ == Supervision::kSystemd) {
       if (!notifier_.enabled()) {
-        spdlog::warn("systemd supervision requested or auto-detected, but NOTIFY_SOCKET "
-                     "environment variable is not set");
+        spdlog::warn(
+            "systemd supervision requested or auto-detected, but NOTIFY_SOCKET "
+            "environment variable is not set");
         return;
       }
-      spdlog::info("Supervised by systemd. Please make sure you set appropriate values for "
-                   "TimeoutStartSec and TimeoutStopSec in your service unit.");
+      spdlog::info(
+          "Supervised by systemd. Please make sure you set appropriate values for "
+          "TimeoutStartSec and TimeoutStopSec in your service unit.");
     } else if (mode_ == Supervision::kUpstart) {
       spdlog::info("Supervised by upstart, will stop to signal readiness.");
     }

@@ -3,11 +3,15 @@
 // real datagram socket standing in for systemd, daemonize with a pid file, the log file
 // followed across logrotate, protected mode seen from a non-loopback address.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <spdlog/logger.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -22,11 +26,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fcntl.h>
-#include <spdlog/logger.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "latch/server.h"
 #include "support/free_port.h"
@@ -139,9 +138,8 @@ TEST(ServiceWireTest, StartsFromDebiansStockRedisConf) {
                    << ec.message();
   // What the file names for Debian's own paths is overridden, as an operator would.
   const std::string pid_path = dir / "latchd.pid";
-  LatchdProcess latchd({"--daemonize", "no", "--pidfile", pid_path, "--logfile", "", "--dir",
-                        dir.str()},
-                       conf);
+  LatchdProcess latchd(
+      {"--daemonize", "no", "--pidfile", pid_path, "--logfile", "", "--dir", dir.str()}, conf);
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   RawConnection conn(latchd.port());
   EXPECT_EQ(conn.Command("PING"), "+PONG\r\n");
@@ -168,10 +166,17 @@ TEST(ServiceWireTest, StartsFromTheShippedLatchdConf) {
 TEST(ServiceWireTest, ConfigErrorsAreRedisOnes) {
   // Each is fatal for both servers, with the same reason on the last line.
   const char* cases[] = {
-      "--rdbcompression maybe", "--databases 0",           "--notify-keyspace-events Q",
-      "--supervised x",         "--tcp-backlog -1",        "--appendfsync sometimes",
-      "--nosuch 1",             "--daemonize yes yes",     "--syslog-facility x",
-      "--oom-score-adj-values 1 2 5000", "--client-output-buffer-limit master 0 0 0",
+      "--rdbcompression maybe",
+      "--databases 0",
+      "--notify-keyspace-events Q",
+      "--supervised x",
+      "--tcp-backlog -1",
+      "--appendfsync sometimes",
+      "--nosuch 1",
+      "--daemonize yes yes",
+      "--syslog-facility x",
+      "--oom-score-adj-values 1 2 5000",
+      "--client-output-buffer-limit master 0 0 0",
       "--dir /nonexistent-latch-dir",
   };
   for (const char* args : cases) {
@@ -209,12 +214,12 @@ TEST(ServiceWireTest, DaemonizeForksAndWritesThePidFile) {
   TempDir dir;
   const int port = FreePort();
   const std::string pid_path = dir / "latchd.pid";
-  const auto [out, status] =
-      RunShell(std::string(LATCHD_PATH) + " --port " + std::to_string(port) +
-          " --bind 127.0.0.1 --daemonize yes --pidfile " + pid_path + " --logfile " +
-          (dir / "latchd.log"));
+  const auto [out, status] = RunShell(std::string(LATCHD_PATH) + " --port " + std::to_string(port) +
+                                      " --bind 127.0.0.1 --daemonize yes --pidfile " + pid_path +
+                                      " --logfile " + (dir / "latchd.log"));
   ASSERT_EQ(status, 0) << "the parent exits at once: " << out;
-  ASSERT_TRUE(Eventually([&] { return !ReadAll(pid_path).empty(); })) << ReadAll(dir / "latchd.log");
+  ASSERT_TRUE(Eventually([&] { return !ReadAll(pid_path).empty(); }))
+      << ReadAll(dir / "latchd.log");
   const pid_t pid = static_cast<pid_t>(std::atol(ReadAll(pid_path).c_str()));
   ASSERT_GT(pid, 1);
   RawConnection conn;

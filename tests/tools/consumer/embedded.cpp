@@ -11,8 +11,7 @@ int main() {
   options.io_threads = 1;
   latch::Server server(options);
   const int port = server.start();
-  auto client_options =
-      latch::ClientOptions::FromUrl("redis://127.0.0.1:" + std::to_string(port));
+  auto client_options = latch::ClientOptions::FromUrl("redis://127.0.0.1:" + std::to_string(port));
   if (!client_options) return 2;
   latch::Client client(*client_options);
   latch::Lock lock(client);
