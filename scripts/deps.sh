@@ -18,13 +18,16 @@ BUILD_PACKAGES=(
 # Test-only: the differential test and the tool tests run real redis-server, redis-cli and
 # redis-benchmark; the compat tests use redis-py and Node.js clients; scripts/sanitize.sh
 # fuzzes the parser with clang's libFuzzer; the reservation demo's tests run their own
-# PostgreSQL server (initdb + postgres from the postgresql package).
+# PostgreSQL server (initdb + postgres from the postgresql package); the packaging test runs
+# cpack -G DEB, which needs dpkg-shlibdeps (dpkg-dev) and file(1) (systemd-analyze verifies the
+# unit where the systemd package is installed).
 TEST_PACKAGES=(
   redis-server redis-tools
   postgresql
   python3 python3-redis
   nodejs npm
   clang-14 libclang-rt-14-dev
+  dpkg-dev file
 )
 
 case "${1:-all}" in

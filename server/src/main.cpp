@@ -15,8 +15,8 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <thread>
@@ -60,12 +60,14 @@ class Supervisor {
   void LogMode() const {
     if (mode_ == Supervision::kSystemd) {
       if (!notifier_.enabled()) {
-        spdlog::warn("systemd supervision requested or auto-detected, but NOTIFY_SOCKET "
-                     "environment variable is not set");
+        spdlog::warn(
+            "systemd supervision requested or auto-detected, but NOTIFY_SOCKET "
+            "environment variable is not set");
         return;
       }
-      spdlog::info("Supervised by systemd. Please make sure you set appropriate values for "
-                   "TimeoutStartSec and TimeoutStopSec in your service unit.");
+      spdlog::info(
+          "Supervised by systemd. Please make sure you set appropriate values for "
+          "TimeoutStartSec and TimeoutStopSec in your service unit.");
     } else if (mode_ == Supervision::kUpstart) {
       spdlog::info("Supervised by upstart, will stop to signal readiness.");
     }
@@ -164,7 +166,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    spdlog::set_default_logger(latch::config::MakeLogger(options));
+    // The default logger is also registered under its name, which the server then uses.
+    auto logger = latch::config::MakeLogger(options);
+    options.logger_name = logger->name();
+    spdlog::set_default_logger(std::move(logger));
   } catch (const std::exception& e) {
     std::cerr << e.what() << '\n';
     return 1;

@@ -4,7 +4,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -109,10 +109,10 @@ class ServerImpl {
     running_ = true;
     shutdown_requested_ = false;
     SetStopped(false);
-    spdlog::info("Listening on {}:{} with {} io-threads and {} shards", first, state_.tcp_port,
+    state_.log->info("Listening on {}:{} with {} io-threads and {} shards", first, state_.tcp_port,
                  threads_, state_.keyspace.shard_count());
     if (state_.metrics_port > 0) {
-      spdlog::info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
+      state_.log->info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
     }
     if (rest_port_ > 0) {
       spdlog::info("Upstash-compatible REST API on http://{}:{}/", rest_first, rest_port_);
@@ -148,7 +148,7 @@ class ServerImpl {
   // with it: workers_ is only changed by Stop() after every worker thread has ended.
   void RequestShutdown() {
     if (shutdown_requested_.exchange(true)) return;
-    spdlog::warn("User requested shutdown...");
+    state_.log->warn("User requested shutdown...");
     CloseRestSessions();
     // A script running on another worker (busy or not yet) would hold that worker forever.
     scripting::EngineFor(state_).KillForShutdown();
@@ -191,7 +191,7 @@ class ServerImpl {
         if (a.optional && (e.code() == errc::address_not_available ||
                            e.code() == errc::address_family_not_supported ||
                            e.code() == errc::protocol_not_supported)) {
-          spdlog::warn("Skipping optional bind address {}: {}", a.address, e.code().message());
+          state_.log->warn("Skipping optional bind address {}: {}", a.address, e.code().message());
           continue;
         }
         out.clear();

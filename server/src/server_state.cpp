@@ -1,5 +1,9 @@
 #include "server_state.h"
 
+#include <spdlog/logger.h>
+
+#include "config/log_setup.h"
+
 #include <random>
 
 namespace latch {
@@ -46,6 +50,7 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
       io_threads(threads),
       start_mono_ms(clock->MonoMs()),
       run_id(RandomHex(40)) {
+  log = config::ServerLogger(options);
   SyncHotOptions();
 }
 

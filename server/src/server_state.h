@@ -9,6 +9,10 @@
 #include <mutex>
 #include <string>
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 #include "latch/clock.h"
 #include "latch/options.h"
 #include "metrics/error_stats.h"
@@ -82,6 +86,9 @@ class ClientRegistry {
 
 struct ServerState {
   ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_count, int threads);
+
+  // Where this server logs (Options::logger_name; config::ServerLogger). Never null.
+  std::shared_ptr<spdlog::logger> log;
 
   // Options may change at run time (CONFIG SET): read and write them under options_mu.
   std::mutex options_mu;

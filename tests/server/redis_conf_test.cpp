@@ -117,7 +117,8 @@ TEST(RedisConfTest, IgnoredValuesAreStillCheckedWithRedisReasons) {
        "Invalid client class specified in buffer limit configuration."},
       {"latency-tracking-info-percentiles 200",
        "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
-      {"latency-tracking-info-percentiles x", "Invalid latency-tracking-info-percentiles parameters"},
+      {"latency-tracking-info-percentiles x",
+       "Invalid latency-tracking-info-percentiles parameters"},
       {"maxmemory-clients 200%", "percentage argument must be less or equal to 100"},
       {"maxmemory-clients x", "argument must be a memory or percent value"},
       {"unixsocketperm 999", "argument couldn't be parsed as an octal number"},
@@ -135,12 +136,12 @@ TEST(RedisConfTest, IgnoredValuesAreStillCheckedWithRedisReasons) {
   };
   for (const auto& [line, reason] : cases) EXPECT_EQ(ReasonFor(line), reason) << line;
   // Valid values of Redis's are accepted, in any case.
-  for (const char* line : {"rdbcompression NO", "databases 16", "repl-backlog-size 1mb",
-                           "appendfsync Always", "notify-keyspace-events Ex",
-                           "oom-score-adj-values 0 200 800", "maxmemory-clients 10%",
-                           "client-output-buffer-limit normal 0 0 0 pubsub 32mb 8mb 60",
-                           "replicaof no one", "unixsocketperm 700", "lua-replicate-commands yes",
-                           "latency-tracking-info-percentiles 50 99 99.9", "slaveof NO ONE"}) {
+  for (const char* line :
+       {"rdbcompression NO", "databases 16", "repl-backlog-size 1mb", "appendfsync Always",
+        "notify-keyspace-events Ex", "oom-score-adj-values 0 200 800", "maxmemory-clients 10%",
+        "client-output-buffer-limit normal 0 0 0 pubsub 32mb 8mb 60", "replicaof no one",
+        "unixsocketperm 700", "lua-replicate-commands yes",
+        "latency-tracking-info-percentiles 50 99 99.9", "slaveof NO ONE"}) {
     EXPECT_EQ(ReasonFor(line), "") << line;
   }
 }
@@ -165,10 +166,10 @@ TEST(RedisConfTest, EveryIgnoredDirectiveIsUnknownToTheImplementedTable) {
 TEST(RedisConfTest, IncludeReadsAnotherFileInPlace) {
   TempDir dir;
   std::ofstream(dir / "inner.conf") << "port 7001\ntimeout 5\n";
-  std::ofstream(dir / "outer.conf") << "port 7000\ninclude " << (dir / "inner.conf").string()
-                                    << "\ntimeout 9\n";
-  const Options o = LoadOptions(2, std::vector<const char*>{"latchd", (dir / "outer.conf").c_str()}
-                                        .data());
+  std::ofstream(dir / "outer.conf")
+      << "port 7000\ninclude " << (dir / "inner.conf").string() << "\ntimeout 9\n";
+  const Options o =
+      LoadOptions(2, std::vector<const char*>{"latchd", (dir / "outer.conf").c_str()}.data());
   EXPECT_EQ(o.port, 7001);
   EXPECT_EQ(o.timeout, 9);
   // A file that includes itself stops with an error instead of recursing forever.

@@ -3,11 +3,15 @@
 // real datagram socket standing in for systemd, daemonize with a pid file, the log file
 // followed across logrotate, protected mode seen from a non-loopback address.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <spdlog/logger.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -23,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "latch/server.h"
 #include "support/free_port.h"
 #include "support/raw_connection.h"
 #include "support/server_process.h"
@@ -133,9 +138,8 @@ TEST(ServiceWireTest, StartsFromDebiansStockRedisConf) {
                    << ec.message();
   // What the file names for Debian's own paths is overridden, as an operator would.
   const std::string pid_path = dir / "latchd.pid";
-  LatchdProcess latchd({"--daemonize", "no", "--pidfile", pid_path, "--logfile", "", "--dir",
-                        dir.str()},
-                       conf);
+  LatchdProcess latchd(
+      {"--daemonize", "no", "--pidfile", pid_path, "--logfile", "", "--dir", dir.str()}, conf);
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   RawConnection conn(latchd.port());
   EXPECT_EQ(conn.Command("PING"), "+PONG\r\n");
@@ -162,10 +166,17 @@ TEST(ServiceWireTest, StartsFromTheShippedLatchdConf) {
 TEST(ServiceWireTest, ConfigErrorsAreRedisOnes) {
   // Each is fatal for both servers, with the same reason on the last line.
   const char* cases[] = {
-      "--rdbcompression maybe", "--databases 0",           "--notify-keyspace-events Q",
-      "--supervised x",         "--tcp-backlog -1",        "--appendfsync sometimes",
-      "--nosuch 1",             "--daemonize yes yes",     "--syslog-facility x",
-      "--oom-score-adj-values 1 2 5000", "--client-output-buffer-limit master 0 0 0",
+      "--rdbcompression maybe",
+      "--databases 0",
+      "--notify-keyspace-events Q",
+      "--supervised x",
+      "--tcp-backlog -1",
+      "--appendfsync sometimes",
+      "--nosuch 1",
+      "--daemonize yes yes",
+      "--syslog-facility x",
+      "--oom-score-adj-values 1 2 5000",
+      "--client-output-buffer-limit master 0 0 0",
       "--dir /nonexistent-latch-dir",
   };
   for (const char* args : cases) {
@@ -203,12 +214,12 @@ TEST(ServiceWireTest, DaemonizeForksAndWritesThePidFile) {
   TempDir dir;
   const int port = FreePort();
   const std::string pid_path = dir / "latchd.pid";
-  const auto [out, status] =
-      RunShell(std::string(LATCHD_PATH) + " --port " + std::to_string(port) +
-          " --bind 127.0.0.1 --daemonize yes --pidfile " + pid_path + " --logfile " +
-          (dir / "latchd.log"));
+  const auto [out, status] = RunShell(std::string(LATCHD_PATH) + " --port " + std::to_string(port) +
+                                      " --bind 127.0.0.1 --daemonize yes --pidfile " + pid_path +
+                                      " --logfile " + (dir / "latchd.log"));
   ASSERT_EQ(status, 0) << "the parent exits at once: " << out;
-  ASSERT_TRUE(Eventually([&] { return !ReadAll(pid_path).empty(); })) << ReadAll(dir / "latchd.log");
+  ASSERT_TRUE(Eventually([&] { return !ReadAll(pid_path).empty(); }))
+      << ReadAll(dir / "latchd.log");
   const pid_t pid = static_cast<pid_t>(std::atol(ReadAll(pid_path).c_str()));
   ASSERT_GT(pid, 1);
   RawConnection conn;
@@ -300,6 +311,68 @@ TEST(ServiceWireTest, ProtectedModeRefusesOtherHostsAsRedisDoes) {
   LatchdProcess off({"--bind", "127.0.0.1", ip, "--protected-mode", "no"});
   ASSERT_TRUE(off.ok()) << off.error();
   EXPECT_EQ(PingFrom(ip, off.port()), "+PONG\r\n");
+}
+
+// Runs `fn` with file descriptor 2 pointed at a temporary file; returns what was written.
+template <typename Fn>
+std::string CaptureStderr(Fn&& fn) {
+  TempDir dir;
+  const std::string path = dir / "stderr";
+  std::fflush(stderr);
+  const int saved = ::dup(STDERR_FILENO);
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(file, STDERR_FILENO);
+  ::close(file);
+  fn();
+  std::fflush(stderr);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  return ReadAll(path);
+}
+
+TEST(EmbeddedLoggerTest, ServerNeverWritesThroughOrIntoTheHostsDefaultLogger) {
+  std::ostringstream host_lines;
+  std::ostringstream server_lines;
+  const auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "host", std::make_shared<spdlog::sinks::ostream_sink_mt>(host_lines)));
+  spdlog::default_logger()->set_level(spdlog::level::info);
+  // The host hands the server a logger of its own by registering it under the server's name.
+  auto server_logger = std::make_shared<spdlog::logger>(
+      "embedded-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(server_lines));
+  spdlog::register_logger(server_logger);
+  {
+    Options options;
+    options.port = 0;
+    options.logger_name = "embedded-test";
+    Server server(options);
+    RawConnection conn(server.start());
+    EXPECT_EQ(conn.Command("CONFIG", "SET", "loglevel", "warning"), "+OK\r\n");
+    EXPECT_EQ(server_logger->level(), spdlog::level::warn);
+    EXPECT_EQ(spdlog::default_logger()->level(), spdlog::level::info) << "host's level changed";
+    EXPECT_EQ(conn.Command("SHUTDOWN", "SAVE").substr(0, 4), "-ERR");  // logs a warning
+    server.stop();
+  }
+  spdlog::drop("embedded-test");
+  spdlog::set_default_logger(previous);
+  EXPECT_EQ(host_lines.str(), "");
+  EXPECT_NE(server_lines.str().find("Listening on"), std::string::npos) << server_lines.str();
+  EXPECT_NE(server_lines.str().find("SHUTDOWN SAVE refused"), std::string::npos);
+}
+
+TEST(EmbeddedLoggerTest, OwnLoggerWritesToStderrAndNothingIsSilent) {
+  const auto run = [](const char* loglevel) {
+    return CaptureStderr([loglevel] {
+      Options options;
+      options.port = 0;
+      options.loglevel = loglevel;
+      Server server(options);
+      server.start();
+      server.stop();
+    });
+  };
+  EXPECT_NE(run("notice").find(" * Listening on 127.0.0.1:"), std::string::npos);
+  EXPECT_EQ(run("nothing"), "");
 }
 
 }  // namespace

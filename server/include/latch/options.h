@@ -67,6 +67,13 @@ struct Options {
   int tcp_backlog = 511;          // listen(2) backlog
   int tcp_keepalive = 300;        // seconds of SO_KEEPALIVE idle time on clients; 0 = off
 
+  // The spdlog logger the server writes to. If the host registered one under this name
+  // (spdlog::register_logger; latchd registers its own), the server uses it; otherwise it
+  // makes its own, writing Redis-style lines to stderr, neither registered nor made the
+  // default: an embedded server never writes through or into the host's loggers. loglevel
+  // (and CONFIG SET loglevel) sets this logger's level; "nothing" silences it.
+  std::string logger_name = "latch";
+
   // Time source; null = the system clocks. Tests inject a ManualClock.
   std::shared_ptr<Clock> clock;
 };

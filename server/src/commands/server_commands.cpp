@@ -13,7 +13,7 @@
 #include "config/log_setup.h"
 #include "metrics/stats_registry.h"
 #include "scripting/script_engine.h"
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #ifndef LATCH_VERSION
 #define LATCH_VERSION "0.0.0"
@@ -152,7 +152,7 @@ void ConfigSetCommand(CommandContext& ctx) {
     ctx.server.SyncHotOptions();
     loglevel = ctx.server.options.loglevel;
   }
-  spdlog::set_level(config::SpdlogLevel(loglevel));
+  ctx.server.log->set_level(config::SpdlogLevel(loglevel));
   ctx.out.Ok();
 }
 
@@ -262,7 +262,7 @@ void ShutdownCommand(CommandContext& ctx) {
     scripting::EngineFor(ctx.server).KillForShutdown();
   }
   if (save) {
-    spdlog::warn("SHUTDOWN SAVE refused: latchd keeps no data on disk (use SHUTDOWN NOSAVE).");
+    ctx.server.log->warn("SHUTDOWN SAVE refused: latchd keeps no data on disk (use SHUTDOWN NOSAVE).");
     return ctx.out.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   }
   if (!ctx.server.request_shutdown) return ctx.out.Error("ERR Errors trying to SHUTDOWN. Check logs.");

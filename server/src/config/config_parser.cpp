@@ -206,13 +206,13 @@ std::string UsageText(std::string_view program) {
          " (run the server with default config)\n"
          "       " +
          p +
-         " /etc/latchd/latchd.conf\n"
+         " /etc/latch/latchd.conf\n"
          "       " +
          p +
          " --port 7777\n"
          "       " +
          p +
-         " /etc/latchd/latchd.conf --loglevel verbose --requirepass \"a b\"\n\n"
+         " /etc/latch/latchd.conf --loglevel verbose --requirepass \"a b\"\n\n"
          "Directives: see conf/latchd.conf and latchd(1). A redis.conf works as it is: the\n"
          "directives that do not apply to a lock server are listed at start-up and ignored.\n";
 }

@@ -93,7 +93,8 @@ Reason CheckLatencyPercentiles(const Args& args) {
       return std::string("Invalid latency-tracking-info-percentiles parameters");
     }
     if (value < 0.0 || value > 100.0) {
-      return std::string("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+      return std::string(
+          "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
     }
   }
   return std::nullopt;
@@ -200,6 +201,8 @@ Reason CheckOctalPermissions(const Args& args) {
 }
 
 // Redis 7.0's directives (aliases as entries of their own), less those latchd implements.
+// Several entries per line, grouped by subject.
+// clang-format off
 constexpr std::array kIgnored = {
     // Persistence: latchd keeps nothing on disk.
     Bool("rdbchecksum"), Bool("rdbcompression"), Bool("rdb-del-sync-files"),
@@ -299,6 +302,7 @@ constexpr std::array kIgnored = {
     String("tls-ca-cert-dir"), String("tls-protocols"), String("tls-ciphers"),
     String("tls-ciphersuites"),
 };
+// clang-format on
 
 Reason EnumReason(std::string_view choices) {
   std::string reason = "argument(s) must be one of the following: ";

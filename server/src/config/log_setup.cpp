@@ -83,6 +83,20 @@ std::shared_ptr<spdlog::logger> MakeLogger(const Options& options) {
   return logger;
 }
 
+std::shared_ptr<spdlog::logger> ServerLogger(const Options& options) {
+  std::shared_ptr<spdlog::logger> logger = spdlog::get(options.logger_name);
+  if (logger == nullptr) {
+    logger = std::make_shared<spdlog::logger>(options.logger_name,
+                                              std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<LevelMarkFlag>('*').set_pattern("%P:M %d %b %Y %H:%M:%S.%e %* %v");
+    logger->set_formatter(std::move(formatter));
+    logger->flush_on(spdlog::level::trace);
+  }
+  logger->set_level(SpdlogLevel(options.loglevel));
+  return logger;
+}
+
 void ReopenLogFile(spdlog::logger& logger) {
   for (const spdlog::sink_ptr& sink : logger.sinks()) {
     if (auto* file = dynamic_cast<LogFileSink*>(sink.get())) file->Reopen();

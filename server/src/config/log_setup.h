@@ -31,6 +31,10 @@ spdlog::level::level_enum SpdlogLevel(std::string_view loglevel);
 // spdlog::set_level(SpdlogLevel(new_level)).
 std::shared_ptr<spdlog::logger> MakeLogger(const Options& options);
 
+// The logger an embedded server writes to (Options::logger_name): the one registered under
+// that name, else a new unregistered stderr logger in Redis's format; at options.loglevel.
+std::shared_ptr<spdlog::logger> ServerLogger(const Options& options);
+
 // Makes the logger's log file sink (if any) reopen its path before the next line (SIGHUP).
 void ReopenLogFile(spdlog::logger& logger);
 

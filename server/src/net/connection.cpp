@@ -1,6 +1,6 @@
 #include "net/connection.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
@@ -83,7 +83,7 @@ void Connection::OnTick(std::int64_t now_ms, int timeout_s) {
   if (CloseIfOverOutputLimit(now_ms)) return;
   if (timeout_s <= 0 || blocked_) return;  // a parked client is waiting on purpose, as Redis
   if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
-    spdlog::debug("Closing idle client id={}", session_.info->id);
+    state_.log->debug("Closing idle client id={}", session_.info->id);
     Close();
   }
 }
@@ -183,7 +183,7 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   fresh_now_ = true;
   session_.info->last_interaction_ms.store(now_.mono_ms, std::memory_order_relaxed);
   if (rbuf_.size() > static_cast<std::size_t>(state_.client_query_buffer_limit.load())) {
-    spdlog::warn("Closing client id={} that reached max query buffer length", session_.info->id);
+    state_.log->warn("Closing client id={} that reached max query buffer length", session_.info->id);
     Close();
     return;
   }
@@ -278,7 +278,7 @@ Connection::InputState Connection::ProcessInput() {
       case protocol::RequestParser::Result::kError:
         writer_.Error(parser_.error());
         state_.stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-        spdlog::debug("Protocol error ({}) from client id={}", parser_.error(), session_.info->id);
+        state_.log->debug("Protocol error ({}) from client id={}", parser_.error(), session_.info->id);
         session_.close_after_reply = true;
         return InputState::kDone;
     }

@@ -1,6 +1,6 @@
 #include "scripting/lua_engine.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include "scripting/lua_bridge.h"
 
@@ -28,13 +28,13 @@ void Hook(lua_State* L, lua_Debug*) {
     if (!c.timed_out && c.clock->MonoMs() - c.start_mono_ms >= c.limit_ms) {
       c.timed_out = true;
       c.busy->store(true, std::memory_order_relaxed);
-      spdlog::warn(
+      run->caller->server.log->warn(
           "Slow script detected: still in execution after {} milliseconds. You can try "
           "killing the script using the SCRIPT KILL command.",
           c.clock->MonoMs() - c.start_mono_ms);
     }
     kill = c.kill_requested.load(std::memory_order_relaxed);
-    if (kill) spdlog::warn("Lua script killed by user with SCRIPT KILL.");
+    if (kill) run->caller->server.log->warn("Lua script killed by user with SCRIPT KILL.");
   }
   if (kill) {
     // Fire on every line from now on, so that a pcall() cannot swallow the kill for good.

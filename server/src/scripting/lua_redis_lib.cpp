@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include "commands/command_table.h"
 #include "commands/errors.h"
@@ -204,7 +204,7 @@ int Log(lua_State* L) {
     }
     static constexpr spdlog::level::level_enum kLevels[] = {
         spdlog::level::debug, spdlog::level::debug, spdlog::level::info, spdlog::level::warn};
-    spdlog::log(kLevels[level], "{}", msg);
+    CurrentRun(L)->caller->server.log->log(kLevels[level], "{}", msg);
   }
   return 0;
 }

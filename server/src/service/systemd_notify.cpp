@@ -36,8 +36,7 @@ bool SystemdNotifier::Notify(std::string_view state) const {
   std::memcpy(address.sun_path, path_.data(), path_.size());
   // An abstract socket's name starts with a NUL byte; systemd writes it as '@'.
   if (address.sun_path[0] == '@') address.sun_path[0] = '\0';
-  const auto length =
-      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path_.size());
+  const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path_.size());
   const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   const ssize_t sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL,
