@@ -87,6 +87,8 @@ int main(int argc, char** argv) {
   try {
     port = server.start();
   } catch (const std::exception& e) {
+    // The port was bound: what failed came after it (the journal's load) and is logged.
+    if (server.port() != 0) return 1;
     spdlog::critical("Failed listening on {}:{} (tcp), aborting: {}", options.bind, options.port,
                      e.what());
     if (!options.logfile.empty()) {

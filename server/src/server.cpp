@@ -16,6 +16,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "config/config_directives.h"
+#include "journal/persistence.h"
 #include "metrics/metrics_http.h"
 #include "net/connection.h"
 #include "net/listener.h"
@@ -52,9 +53,25 @@ class ServerImpl {
 
   ~ServerImpl() { Stop(); }
 
+  // Serves, then loads the journal while clients get -LOADING (as Redis does); a journal that
+  // cannot be loaded stops everything again and throws.
   int Start() {
+    const int port = StartServing();
+    try {
+      state_.persistence->Start();
+    } catch (...) {
+      Stop();
+      state_.loading = false;
+      throw;
+    }
+    state_.loading = false;
+    return port;
+  }
+
+  int StartServing() {
     std::lock_guard lock(mu_);
     if (running_) return state_.tcp_port;
+    state_.loading = true;
     std::string bind;
     int port, metrics_port;
     {
@@ -110,6 +127,8 @@ class ServerImpl {
     metrics_.Stop();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
+    // Before the workers' io_contexts go: the journal's last completions are posted there.
+    state_.persistence->Stop();
     workers_.clear();
     SetStopped(true);
   }

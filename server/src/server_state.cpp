@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "journal/persistence.h"
+
 namespace latch {
 
 int StripedCounter::Stripe() {
@@ -46,6 +48,7 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
       io_threads(threads),
       start_mono_ms(clock->MonoMs()),
       run_id(RandomHex(40)) {
+  persistence = std::make_shared<journal::Persistence>(*this);
   SyncHotOptions();
 }
 

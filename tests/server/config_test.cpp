@@ -396,12 +396,16 @@ TEST(ConfigDirectivesTest, BulkLengthFitsTheStoresLengthFields) {
   EXPECT_EQ(o.proto_max_bulk_len, 2147483647LL) << "a refused value leaves the option as it was";
 }
 
-TEST(ConfigDirectivesTest, PersistenceCanOnlyBeOff) {
+TEST(ConfigDirectivesTest, SnapshotsRefusedJournalAccepted) {
   Options o;
   EXPECT_EQ(FindConfigDirective("save")->set(o, ""), std::nullopt);
   EXPECT_NE(FindConfigDirective("save")->set(o, "900 1"), std::nullopt);
   EXPECT_EQ(FindConfigDirective("appendonly")->set(o, "NO"), std::nullopt);
-  EXPECT_NE(FindConfigDirective("appendonly")->set(o, "yes"), std::nullopt);
+  EXPECT_EQ(FindConfigDirective("appendonly")->set(o, "yes"), std::nullopt);
+  EXPECT_EQ(FindConfigDirective("appendfsync")->set(o, "sometimes"),
+            "argument(s) must be one of the following: always, everysec, no");
+  EXPECT_EQ(FindConfigDirective("appendfilename")->set(o, "a/b"),
+            "appendfilename can't be a path, just a filename");
 }
 
 TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
@@ -424,7 +428,16 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"maxmemory", "104857600"},
       {"maxmemory-policy", "noeviction"},
       {"save", ""},
-      {"appendonly", "no"},
+      {"appendonly", "yes"},
+      {"dir", "/var/lib/latchd"},
+      {"appenddirname", "journal"},
+      {"appendfilename", "latch.aof"},
+      {"appendfsync", "always"},
+      {"auto-aof-rewrite-percentage", "50"},
+      {"auto-aof-rewrite-min-size", "1048576"},
+      {"aof-load-truncated", "no"},
+      {"aof-timestamp-enabled", "yes"},
+      {"lock-restart-delay", "30000"},
   };
   ASSERT_EQ(std::size(values), ConfigDirectives().size());
   for (const auto& [name, value] : values) {
@@ -460,8 +473,9 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   EXPECT_EQ(ConfigGet(o, args), (Pairs{{"maxclients", "10000"}, {"timeout", "0"}, {"hz", "10"}}));
   args = {"*"};
   EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size());
-  // proto-max-bulk-len, client-query-buffer-limit, enable-debug-command, lua-time-limit
-  args = {"*-*-*"};
+  // proto-max-bulk-len, client-query-buffer-limit, auto-aof-rewrite-percentage,
+  // auto-aof-rewrite-min-size
+  args = {"*-*-*-*"};
   EXPECT_EQ(ConfigGet(o, args).size(), 4u);
 }
 

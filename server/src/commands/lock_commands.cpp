@@ -17,6 +17,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
+#include "journal/server_hooks.h"
 
 namespace latch {
 namespace {
@@ -54,6 +55,8 @@ void AcquireCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
   ShardGuard lock(*k.shard);
   store::LockTable& table = TableFor(ctx, k);
+  // lock-restart-delay: answered as for a held lock, even with WAIT (docs/LOCKS.md).
+  if (journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) return ctx.out.Null();
   std::uint64_t token = table.TryAcquire(k.key, k.hash, ctx.arg(2), ttl, ctx.now);
   if (token != 0) return ctx.out.Integer(static_cast<std::int64_t>(token));
   if (!wait || ctx.host == nullptr) return ctx.out.Null();

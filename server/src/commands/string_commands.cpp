@@ -9,6 +9,7 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/value_digest.h"
+#include "journal/server_hooks.h"
 
 namespace latch {
 namespace {
@@ -131,6 +132,10 @@ void SetCommand(CommandContext& ctx) {
       ctx.out.Bulk(o->value());
     }
   }
+  // lock-restart-delay: a grant (SET NX creating the key) is answered as for a held lock.
+  if (!skip && o == nullptr && (a.flags & kNx)) {
+    skip = journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms);
+  }
   if (skip) {
     if (!(a.flags & kGet)) ctx.out.Null();
     return;
@@ -144,7 +149,7 @@ void SetNxCommand(CommandContext& ctx) {
   KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
   ShardGuard lock(*k.shard);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  if (o != nullptr) {
+  if (o != nullptr || journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) {
     ctx.out.Integer(0);
     return;
   }

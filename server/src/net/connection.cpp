@@ -8,6 +8,8 @@
 
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
+#include "journal/journal.h"
+#include "journal/server_hooks.h"
 #include "net/worker.h"
 
 namespace latch {
@@ -139,6 +141,7 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
 
 void Connection::StartWrite() {
   writing_ = true;
+  if (journal_seq_ != 0 && HoldForJournal()) return;
   state_.stats.net_output_bytes.fetch_add(out_.size(), std::memory_order_relaxed);
   boost::asio::async_write(
       socket_, boost::asio::buffer(out_),
@@ -185,7 +188,9 @@ void Connection::Execute(std::span<const std::string_view> args) {
   if (!fresh_now_) now_ = state_.clock->NowSameWallOffset();
   fresh_now_ = false;
   CommandContext ctx{args, writer_, session_, state_, now_, this};
+  const std::uint64_t journal_before = journal::ThisThreadLastSeq();
   state_.commands->Dispatch(ctx);
+  if (journal::ThisThreadLastSeq() != journal_before) journal_seq_ = journal::ThisThreadLastSeq();
   state_.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -216,8 +221,21 @@ void Connection::Unblock(const BlockedClient::Writer& write) {
   if (closed_ || !blocked_) return;
   blocked_.reset();
   block_timer_.cancel();
+  // A lock handed to this client was journaled by the releasing thread: wait for all so far.
+  if (write) journal_seq_ = std::max(journal_seq_, journal::AppendedSeq(state_));
   if (write) write(writer_);
   Pump();
+}
+
+bool Connection::HoldForJournal() {
+  const std::uint64_t seq = std::exchange(journal_seq_, 0);
+  auto& ctx = worker_.context();
+  return journal::HoldUntilDurable(state_, seq, [self = shared_from_this(), &ctx] {
+    boost::asio::post(ctx, [self] {
+      if (self->closed_) return;
+      self->StartWrite();
+    });
+  });
 }
 
 }  // namespace latch

@@ -4,6 +4,7 @@
 
 #include "commands/arg_parse.h"
 #include "commands/key_lock.h"
+#include "journal/server_hooks.h"
 
 namespace latch::scripting {
 namespace {
@@ -89,6 +90,8 @@ bool CompareAndPExpire(CommandContext& ctx, std::string_view key, std::string_vi
     ctx.out.Integer(1);
   } else if (set_nx && o == nullptr) {
     if (ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM for the first write
+    // lock-restart-delay: Lua's SET NX gives the "held" answer.
+    if (journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) return false;
     SetPx(ctx, k, owner, ttl);
     ctx.out.Integer(1);
   } else {
@@ -156,6 +159,7 @@ bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
   }
   // The script's first write is SET (denyoom), for extend too: Lua answers -OOM as Redis.
   if (ctx.server.OverMaxmemory()) return false;
+  if (acquire && journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) return false;  // as above
   for (const KeyRef& k : lock.refs()) SetPx(ctx, k, argv[0], ttl);
   ctx.out.Integer(static_cast<std::int64_t>(keys.size()));
   return true;

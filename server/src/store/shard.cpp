@@ -12,6 +12,7 @@ Shard::Shard(std::int64_t now_ms)
 
 Shard::~Shard() {
   watcher_ = nullptr;
+  journal_ = nullptr;
   Clear();
 }
 
@@ -39,6 +40,7 @@ Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_m
 
 Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
   ++expired_total_;
+  if (journal_ != nullptr) journal_->Gone(o->key());
   if (expired_locks_ != nullptr && o->token() != 0) {
     expired_locks_->fetch_add(1, std::memory_order_relaxed);
   }
@@ -55,6 +57,7 @@ Object* Shard::CreateLock(std::string_view key, std::string_view owner, std::uin
   Object* o = NewObject(key, owner, token);
   ++mutations_;
   set_.Insert(Slab::HandleOf(o), HashKey(key));
+  if (journal_ != nullptr) journal_->Modified(*o);
   return o;
 }
 
@@ -65,6 +68,7 @@ Object* Shard::Set(Object* existing, std::string_view key, std::string_view valu
     Object* o = NewObject(key, value, 0);
     ++mutations_;
     set_.Insert(Slab::HandleOf(o), HashKey(key));
+    if (journal_ != nullptr) journal_->Modified(*o);
     return o;
   }
   ++mutations_;
@@ -75,6 +79,7 @@ Object* Shard::Set(Object* existing, std::string_view key, std::string_view valu
       wheel_.Cancel(existing);
       existing->deadline = 0;
     }
+    if (journal_ != nullptr) journal_->Modified(*existing);
     return existing;
   }
   // A new block (the value may be a view into the old one: build before freeing); swap the
@@ -87,6 +92,7 @@ Object* Shard::Set(Object* existing, std::string_view key, std::string_view valu
   FreeObject(existing);
   set_.Insert(Slab::HandleOf(o), hash);
   if (keep_ttl && deadline != 0) wheel_.Schedule(o, deadline);
+  if (journal_ != nullptr) journal_->Modified(*o);
   return o;
 }
 
@@ -95,6 +101,7 @@ void Shard::SetDeadline(Object* o, std::int64_t deadline_ms) {
   wheel_.Cancel(o);
   o->deadline = 0;
   if (deadline_ms != 0) wheel_.Schedule(o, deadline_ms);
+  if (journal_ != nullptr) journal_->Modified(*o);
 }
 
 void Shard::Erase(Object* o) {
@@ -102,6 +109,7 @@ void Shard::Erase(Object* o) {
   wheel_.Cancel(o);
   const std::uint64_t hash = HashKey(o->key());
   set_.Erase(Slab::HandleOf(o), hash);
+  if (journal_ != nullptr) journal_->Gone(o->key());  // before a waiter's grant
   if (watcher_ != nullptr) [[unlikely]] {
     watcher_->OnKeyGone(*this, o->key(), hash, KeyWatcher::Reason::kDeleted);
   }
@@ -115,6 +123,7 @@ void Shard::Clear() {
   wheel_.Reset();
   set_.Reset();
   slab_.Clear();
+  if (journal_ != nullptr) journal_->Cleared(*this);
   if (watcher_ != nullptr) [[unlikely]] watcher_->OnCleared(*this);
 }
 

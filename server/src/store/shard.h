@@ -32,6 +32,16 @@ struct SlabSpace {
   static std::uint32_t HandleOf(const TimerNode* n) { return Slab::HandleOf(n); }
 };
 
+// The journal's view of a shard's changes (journal/persistence.h), called under the lock with
+// the key's resulting state. A narrow interim hook until the store reports key events itself.
+class ShardJournal {
+ public:
+  virtual ~ShardJournal() = default;
+  virtual void Modified(const Object& o) = 0;
+  virtual void Gone(std::string_view key) = 0;
+  virtual void Cleared(const Shard& shard) = 0;
+};
+
 class Shard {
  public:
   explicit Shard(std::int64_t now_ms);
@@ -58,6 +68,7 @@ class Shard {
 
   // Installed by the lock table while it tracks keys of this shard; nullptr otherwise.
   void set_watcher(KeyWatcher* w) { watcher_ = w; }
+  void set_journal(ShardJournal* j) { journal_ = j; }
   // Counts keys with a fencing token that expired (LOCK.ACQUIRE leases that ran out).
   void set_expired_lock_counter(std::atomic<std::uint64_t>* c) { expired_locks_ = c; }
 
@@ -97,6 +108,7 @@ class Shard {
   std::uint64_t expired_total_ = 0;
   std::uint64_t mutations_ = 0;
   KeyWatcher* watcher_ = nullptr;
+  ShardJournal* journal_ = nullptr;
   std::atomic<std::uint64_t>* expired_locks_ = nullptr;
 };
 
