@@ -15,6 +15,7 @@
 #include "striped_counter.h"
 #include "store/lock_table.h"
 #include "watch_registry.h"
+#include "key_event_router.h"
 
 namespace latch {
 
@@ -84,6 +85,7 @@ struct ServerState {
   Stats stats;
   ClientRegistry clients;
   WatchRegistry watches;
+  KeyEventRouter key_events{keyspace, locks, watches};  // the shards' one write hook
   const CommandTable* commands = nullptr;
   // SHUTDOWN: asks the server to stop accepting, close every client and let Server::wait()
   // return. Safe from any thread, including a worker inside a command (it blocks on nothing).

@@ -1,8 +1,10 @@
 #pragma once
-// WATCH bookkeeping: which connections watch which keys. A write command that changes a
-// watched key marks its watchers dirty; their EXEC then fails. Marking happens while the
-// writer still holds the key's shard lock (see CommandTable::Dispatch), and EXEC checks the
-// flag under AllShardsLock, so no change can slip between the check and the transaction.
+// WATCH bookkeeping: which connections watch which keys. Any change to a watched key marks
+// its watchers dirty; their EXEC then fails. Marking happens inside the write, from the
+// shard's key event, under the shard lock (key_event_router.h); WATCH registers before it
+// reads the key under that same lock, and EXEC checks the flag holding every shard, so no
+// change can slip between WATCH, the check and the transaction. Lock order: a shard lock,
+// then mu_ (never the reverse).
 #include <atomic>
 #include <mutex>
 #include <string>

@@ -76,6 +76,32 @@ TEST(JournalRestartTest, AcknowledgedStateSurvivesKill9) {
   EXPECT_GT(Token(c.Command("LOCK.ACQUIRE", "other", "o", "1000")), token);
 }
 
+// FLUSHALL is journaled shard by shard; it replays right with another shard count too.
+TEST(JournalRestartTest, FlushAllReplaysWhateverTheShardCount) {
+  LatchdChild s({"--appendonly", "yes", "--appendfsync", "always", "--shards", "32"});
+  ASSERT_TRUE(s.Start()) << s.Log();
+  {
+    RawConnection c(s.port());
+    for (int i = 0; i < 50; ++i) {
+      ASSERT_EQ(c.Command("SET", "before:" + std::to_string(i), "v"), "+OK\r\n");
+    }
+    EXPECT_EQ(c.Command("FLUSHALL"), "+OK\r\n");
+    EXPECT_EQ(c.Command("SET", "after", "v"), "+OK\r\n");
+  }
+  s.Kill9();
+  LatchdChild other({"--appendonly", "yes", "--shards", "8"});
+  fs::create_directories(other.aof_dir());
+  for (const auto& f : fs::directory_iterator(s.aof_dir())) {
+    fs::copy_file(f.path(), other.aof_dir() + "/" + f.path().filename().string());
+  }
+  for (LatchdChild* server : {&s, &other}) {
+    ASSERT_TRUE(server->Start()) << server->Log();
+    RawConnection c(server->port());
+    EXPECT_EQ(c.Command("DBSIZE"), ":1\r\n");
+    EXPECT_EQ(c.Command("GET", "after"), "$1\r\nv\r\n");
+  }
+}
+
 TEST(JournalRestartTest, LeaseThatRanOutWhileDownIsNotRestored) {
   LatchdChild s(Always());
   ASSERT_TRUE(s.Start()) << s.Log();

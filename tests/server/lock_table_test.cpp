@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "key_event_router.h"
+#include "store/lock_ops.h"
+
 namespace latch::store {
 namespace {
 
@@ -21,9 +24,23 @@ class LockTableTest : public ::testing::Test {
   TimeSnapshot now() const { return clock_.Now(); }
   static std::uint64_t H(std::string_view k) { return HashKey(k); }
 
+  KeyRef Ref(std::string_view key) { return KeyRef{key, H(key), &shard()}; }
   std::uint64_t Acquire(std::string_view key, std::string_view owner, std::int64_t ttl) {
-    return table().TryAcquire(key, H(key), owner, ttl, now());
+    return OpAcquire(table(), Ref(key), owner, ttl, now());
   }
+  // LOCK.RELEASE / LOCK.EXTEND's replies: 1 done, 0 another owner, -1 not held.
+  static int Reply(OpStatus s) { return s == OpStatus::kOk ? 1 : s == OpStatus::kNotMet ? 0 : -1; }
+  int Release(std::string_view key, std::uint64_t, std::string_view owner, TimeSnapshot t) {
+    return Reply(OpRelease(table(), Ref(key), owner, t));
+  }
+  int Extend(std::string_view key, std::uint64_t, std::string_view owner, std::int64_t ttl,
+             TimeSnapshot t) {
+    return Reply(OpExtend(table(), Ref(key), owner, ttl, t));
+  }
+  Object* Set(Object* existing, std::string_view key, std::string_view value, bool keep_ttl) {
+    return shard().Put(existing, key, H(key), value, keep_ttl ? Expiry::Keep() : Expiry::Clear());
+  }
+  void Erase(Object* o) { shard().Erase(o, H(o->key())); }
   Object* Get(std::string_view key) { return shard().Find(key, H(key), now().mono_ms); }
   std::string ValueOf(std::string_view key) {
     Object* o = Get(key);
@@ -51,6 +68,8 @@ class LockTableTest : public ::testing::Test {
   ManualClock clock_;
   Keyspace keyspace_;
   LockTables locks_;
+  WatchRegistry watches_;
+  KeyEventRouter router_{keyspace_, locks_, watches_};  // hands gone keys to the waiters
 };
 
 TEST_F(LockTableTest, GrantCreatesAnOrdinaryKeyWithTheOwnerAndTtl) {
@@ -73,15 +92,15 @@ TEST_F(LockTableTest, TokensAreAtLeastWallClockNanoseconds) {
 
 TEST_F(LockTableTest, ReleaseAndExtendTellLostFromNotYours) {
   ASSERT_NE(Acquire("k", "a", 1000), 0u);
-  EXPECT_EQ(table().Release("k", H("k"), "b", now()), 0);
-  EXPECT_EQ(table().Extend("k", H("k"), "b", 5000, now()), 0);
+  EXPECT_EQ(Release("k", H("k"), "b", now()), 0);
+  EXPECT_EQ(Extend("k", H("k"), "b", 5000, now()), 0);
   EXPECT_EQ(locks_.stats().non_owner_releases.load(), 1u);
-  EXPECT_EQ(table().Extend("k", H("k"), "a", 5000, now()), 1);
+  EXPECT_EQ(Extend("k", H("k"), "a", 5000, now()), 1);
   EXPECT_EQ(Get("k")->expire_at(), now().mono_ms + 5000);
-  EXPECT_EQ(table().Release("k", H("k"), "a", now()), 1);
+  EXPECT_EQ(Release("k", H("k"), "a", now()), 1);
   EXPECT_EQ(Get("k"), nullptr);
-  EXPECT_EQ(table().Release("k", H("k"), "a", now()), -1);
-  EXPECT_EQ(table().Extend("k", H("k"), "a", 5000, now()), -1);
+  EXPECT_EQ(Release("k", H("k"), "a", now()), -1);
+  EXPECT_EQ(Extend("k", H("k"), "a", 5000, now()), -1);
   EXPECT_EQ(table().tracked(), 0u) << "nothing kept for a released key without waiters";
 }
 
@@ -94,18 +113,18 @@ TEST_F(LockTableTest, ReleaseHandsOffInFifoOrderWithTheWaitersTtl) {
   Park("k", "d", 4000, d);
   EXPECT_EQ(locks_.stats().waiters.load(), 3);
 
-  ASSERT_EQ(table().Release("k", H("k"), "a", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "a", now()), 1);
   ASSERT_EQ(b->tokens.size(), 1u);
   EXPECT_TRUE(c->tokens.empty());
   EXPECT_EQ(ValueOf("k"), "b");
   EXPECT_EQ(Get("k")->expire_at(), now().mono_ms + 2000);
 
-  ASSERT_EQ(table().Release("k", H("k"), "b", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "b", now()), 1);
   ASSERT_EQ(c->tokens.size(), 1u);
   EXPECT_GT(c->tokens[0], b->tokens[0]);
   EXPECT_EQ(ValueOf("k"), "c");
 
-  ASSERT_EQ(table().Release("k", H("k"), "c", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "c", now()), 1);
   ASSERT_EQ(d->tokens.size(), 1u);
   EXPECT_EQ(ValueOf("k"), "d");
   std::optional<LockInfo> info = table().Info("k", H("k"), now());
@@ -123,7 +142,7 @@ TEST_F(LockTableTest, WaitersThatStoppedWaitingAreSkipped) {
   gone->willing = false;
   Park("k", "gone", 1000, gone);
   Park("k", "next", 1000, next);
-  ASSERT_EQ(table().Release("k", H("k"), "a", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "a", now()), 1);
   EXPECT_TRUE(gone->tokens.empty());
   ASSERT_EQ(next->tokens.size(), 1u);
   EXPECT_EQ(ValueOf("k"), "next");
@@ -137,19 +156,19 @@ TEST_F(LockTableTest, RemovedWaiterLeavesTheQueueAndTheTable) {
   table().RemoveWaiter("k", H("k"), id_b);
   table().RemoveWaiter("k", H("k"), id_b);  // twice: a no-op
   EXPECT_EQ(table().Info("k", H("k"), now())->waiters, 1u);
-  ASSERT_EQ(table().Release("k", H("k"), "a", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "a", now()), 1);
   EXPECT_TRUE(b->tokens.empty());
   EXPECT_EQ(c->tokens.size(), 1u);
-  ASSERT_EQ(table().Release("k", H("k"), "c", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "c", now()), 1);
   EXPECT_EQ(table().tracked(), 0u);
 }
 
 TEST_F(LockTableTest, DeleteOfAnyKindHandsOff) {
   // A key taken with plain SET (no fencing state) still hands off when deleted.
-  shard().Set(nullptr, "k", "setnx-client", false);
+  Set(nullptr, "k", "setnx-client", false);
   auto b = std::make_shared<Recorder>();
   Park("k", "b", 1000, b);
-  shard().Erase(Get("k"));
+  Erase(Get("k"));
   ASSERT_EQ(b->tokens.size(), 1u);
   EXPECT_EQ(ValueOf("k"), "b");
 }
@@ -158,7 +177,7 @@ TEST_F(LockTableTest, OverwritingTheKeyIsNotARelease) {
   ASSERT_NE(Acquire("k", "a", 1000), 0u);
   auto b = std::make_shared<Recorder>();
   Park("k", "b", 1000, b);
-  shard().Set(Get("k"), "k", "someone-else", false);
+  Set(Get("k"), "k", "someone-else", false);
   EXPECT_TRUE(b->tokens.empty());
   EXPECT_EQ(table().Info("k", H("k"), now())->waiters, 1u);
 }
@@ -214,11 +233,11 @@ TEST_F(LockTableTest, ClearHandsEveryQueueItsKey) {
 TEST_F(LockTableTest, TokensIncreaseAcrossEveryWayAKeyGoes) {
   std::vector<std::uint64_t> tokens;
   tokens.push_back(Acquire("k", "a", 1000));
-  ASSERT_EQ(table().Release("k", H("k"), "a", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "a", now()), 1);
   tokens.push_back(Acquire("k", "a", 1000));
   clock_.advance(1000);  // expired
   tokens.push_back(Acquire("k", "a", 1000));
-  shard().Erase(Get("k"));
+  Erase(Get("k"));
   tokens.push_back(Acquire("k", "a", 1000));
   shard().Clear();
   clock_.step_wall(-3'600'000);  // the wall clock goes back an hour
@@ -244,12 +263,12 @@ TEST_F(LockTableTest, WatcherDetachesWhenNothingIsTracked) {
   auto b = std::make_shared<Recorder>();
   Park("k", "b", 1000, b);
   EXPECT_EQ(table().tracked(), 1u) << "a key with waiters is tracked";
-  ASSERT_EQ(table().Release("k", H("k"), "a", now()), 1);
+  ASSERT_EQ(Release("k", H("k"), "a", now()), 1);
   ASSERT_EQ(b->tokens.size(), 1u);
   EXPECT_EQ(table().tracked(), 0u) << "the queue is empty once b has the key";
   // With no watcher, removals are plain again: deleting an unrelated key grants nothing.
-  shard().Set(nullptr, "x", "v", false);
-  shard().Erase(Get("x"));
+  Set(nullptr, "x", "v", false);
+  Erase(Get("x"));
   EXPECT_EQ(shard().size(), 1u);
   EXPECT_EQ(ValueOf("k"), "b");
 }
@@ -271,12 +290,12 @@ TEST_F(LockTableTest, TokenLivesInTheObject) {
     EXPECT_EQ(info->owner, "owner-" + std::to_string(i));
   }
   Object* o = Get("k1");
-  Object* moved = shard().Set(o, "k1", std::string(4096, 'x'), true);
+  Object* moved = Set(o, "k1", std::string(4096, 'x'), true);
   EXPECT_NE(moved, o) << "a value this long cannot fit the lock's block";
   EXPECT_EQ(table().Info("k1", H("k1"), now())->token, tokens[1]);
   EXPECT_EQ(table().Info("k1", H("k1"), now())->owner, std::string(4096, 'x'));
-  shard().Erase(Get("k2"));
-  shard().Set(nullptr, "k2", "plain", false);
+  Erase(Get("k2"));
+  Set(nullptr, "k2", "plain", false);
   EXPECT_FALSE(table().Info("k2", H("k2"), now())->token.has_value());
 }
 

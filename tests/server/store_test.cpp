@@ -25,8 +25,7 @@ constexpr std::int64_t kT0 = 1'000'000;
 Object* Put(Shard& s, const std::string& key, const std::string& value, std::int64_t now,
             std::int64_t deadline = 0) {
   Object* o = s.Find(key, HashKey(key), now);
-  o = s.Set(o, key, value, false);
-  if (deadline) s.SetDeadline(o, deadline);
+  o = s.Put(o, key, HashKey(key), value, deadline ? Expiry::At(deadline) : Expiry::Clear());
   return o;
 }
 
@@ -171,10 +170,11 @@ TEST(Slab, TrimReturnsOnlyPagesIdleForAWholeWindow) {
   slab.Trim(t);  // a window starts
   // Churn within the window: half the pages are taken again and freed; the other half is
   // idle the whole time.
-  for (int i = 0; i < 400; ++i) handles[static_cast<std::size_t>(i)] = [&] {
-    slab.Allocate(1000, &h, &cap);
-    return h;
-  }();
+  for (int i = 0; i < 400; ++i)
+    handles[static_cast<std::size_t>(i)] = [&] {
+      slab.Allocate(1000, &h, &cap);
+      return h;
+    }();
   for (int i = 0; i < 400; ++i) slab.Free(handles[static_cast<std::size_t>(i)]);
   slab.Trim(t + Slab::kIdleMs - 1);
   EXPECT_EQ(slab.returned_pages(), 0u) << "nothing is returned within the first second";
@@ -222,20 +222,21 @@ TEST(Slab, TrimGivesTheMemoryOfAMassDeleteBackToTheKernel) {
 }
 
 TEST(Shard, ObjectHoldsKeyValueAndTokenThroughRewrites) {
-  Shard s(kT0);
+  Shard s(0, kT0);
   Object* plain = Put(s, "k", "v", kT0);
   EXPECT_EQ(plain->token(), 0u);
-  Object* lock = s.CreateLock("lock:seat-A1", "owner-token", 1'796'000'000'000'000'042ULL);
+  Object* lock = s.Put(nullptr, "lock:seat-A1", HashKey("lock:seat-A1"), "owner-token",
+                       Expiry::Clear(), 1'796'000'000'000'000'042ULL);
   EXPECT_EQ(lock->key(), "lock:seat-A1") << "the token does not shift the key";
   EXPECT_EQ(lock->value(), "owner-token");
   EXPECT_EQ(lock->token(), 1'796'000'000'000'000'042ULL);
-  Object* same = s.Set(lock, "lock:seat-A1", "other", false);
+  Object* same = s.Put(lock, "lock:seat-A1", HashKey("lock:seat-A1"), "other", Expiry::Clear());
   EXPECT_EQ(same, lock) << "a value that fits the block is rewritten in place";
   EXPECT_EQ(same->token(), 1'796'000'000'000'000'042ULL);
   EXPECT_EQ(same->key(), "lock:seat-A1");
   for (std::size_t size : {100u, 1000u, 5000u, 3u}) {
     const std::string value(size, static_cast<char>('a' + size % 26));
-    Object* moved = s.Set(same, "lock:seat-A1", value, false);
+    Object* moved = s.Put(same, "lock:seat-A1", HashKey("lock:seat-A1"), value, Expiry::Clear());
     EXPECT_EQ(moved->token(), 1'796'000'000'000'000'042ULL) << "kept when the block moves";
     EXPECT_EQ(moved->key(), "lock:seat-A1");
     EXPECT_EQ(moved->value(), value);
@@ -243,15 +244,17 @@ TEST(Shard, ObjectHoldsKeyValueAndTokenThroughRewrites) {
     same = moved;
   }
   // A value given as a view into the object's own value (a script re-setting what it read).
-  Object* big = s.Set(same, "lock:seat-A1", std::string(300, 'q'), false);
-  Object* grown = s.Set(big, "lock:seat-A1", big->value(), false);
+  Object* big =
+      s.Put(same, "lock:seat-A1", HashKey("lock:seat-A1"), std::string(300, 'q'), Expiry::Clear());
+  Object* grown =
+      s.Put(big, "lock:seat-A1", HashKey("lock:seat-A1"), big->value(), Expiry::Clear());
   EXPECT_EQ(grown->value(), std::string(300, 'q'));
   EXPECT_EQ(plain->value(), "v") << "the other key is untouched";
   EXPECT_EQ(s.size(), 2u);
 }
 
 TEST(Shard, ClearGivesTheTableBack) {
-  Shard s(kT0);
+  Shard s(0, kT0);
   for (int i = 0; i < 10000; ++i) Put(s, "key:" + std::to_string(i), "v", kT0);
   const std::size_t full = s.buckets();
   EXPECT_GE(full, 10000u);
@@ -264,7 +267,7 @@ TEST(Shard, ClearGivesTheTableBack) {
 }
 
 TEST(Shard, LazyExpiryHidesAKeyAtItsDeadline) {
-  Shard s(kT0);
+  Shard s(0, kT0);
   Put(s, "k", "v", kT0, kT0 + 100);
   EXPECT_NE(Get(s, "k", kT0 + 99), nullptr);
   EXPECT_EQ(Get(s, "k", kT0 + 100), nullptr) << "visible at its deadline";
@@ -274,19 +277,19 @@ TEST(Shard, LazyExpiryHidesAKeyAtItsDeadline) {
 }
 
 TEST(Shard, SetClearsTtlUnlessKept) {
-  Shard s(kT0);
+  Shard s(0, kT0);
   Object* o = Put(s, "k", "v", kT0, kT0 + 100);
-  o = s.Set(o, "k", "w", /*keep_ttl=*/true);
+  o = s.Put(o, "k", HashKey("k"), "w", Expiry::Keep());
   EXPECT_EQ(o->expire_at(), kT0 + 100);
   // Growing the value moves the block: the TTL must move with it.
-  o = s.Set(o, "k", std::string(500, 'z'), /*keep_ttl=*/true);
+  o = s.Put(o, "k", HashKey("k"), std::string(500, 'z'), Expiry::Keep());
   EXPECT_EQ(o->expire_at(), kT0 + 100);
   EXPECT_EQ(s.expires(), 1u);
   EXPECT_EQ(s.ExpireDue(kT0 + 100, 10), 1u) << "the moved block is on the wheel";
   EXPECT_EQ(s.size(), 0u);
 
   o = Put(s, "k", "v", kT0, kT0 + 100);
-  o = s.Set(o, "k", "w", /*keep_ttl=*/false);
+  o = s.Put(o, "k", HashKey("k"), "w", Expiry::Clear());
   EXPECT_FALSE(o->has_expire());
   EXPECT_EQ(s.expires(), 0u);
   EXPECT_EQ(s.ExpireDue(kT0 + 1000, 10), 0u);
@@ -294,7 +297,7 @@ TEST(Shard, SetClearsTtlUnlessKept) {
 }
 
 TEST(Shard, ActiveExpiryIsBoundedPerCall) {
-  Shard s(kT0);
+  Shard s(0, kT0);
   for (int i = 0; i < 2500; ++i) Put(s, "k" + std::to_string(i), "v", kT0, kT0 + 1 + i % 50);
   Put(s, "forever", "v", kT0);
   EXPECT_EQ(s.ExpireDue(kT0, 1000), 0u) << "nothing is due yet";
@@ -308,7 +311,7 @@ TEST(Shard, ActiveExpiryIsBoundedPerCall) {
 TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
   // A model (map of key -> deadline) against the shard, with random sets, TTL changes,
   // deletes and time steps; every key's visibility must match the model at every step.
-  Shard s(kT0);
+  Shard s(0, kT0);
   std::map<std::string, std::int64_t> model;  // 0 = no deadline
   std::map<std::string, std::string> values;
   std::mt19937 rng(42);
@@ -329,7 +332,7 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
       }
       case 2:
         if (Object* o = Get(s, key, now)) {
-          s.Erase(o);
+          s.Erase(o, HashKey(o->key()));
           model.erase(key);
         }
         break;
@@ -340,7 +343,7 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
       case 4:
         if (Object* o = Get(s, key, now)) {
           std::int64_t d = now + 1 + static_cast<std::int64_t>(rng() % 100);
-          s.SetDeadline(o, d);
+          s.SetDeadline(o, HashKey(o->key()), d);
           model[key] = d;
         }
         break;

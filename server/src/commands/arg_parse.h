@@ -1,40 +1,12 @@
 #pragma once
-// Argument parsing with Redis's exact rules (string2ll): an optional '-', digits, no '+',
-// no leading zeros (except "0" itself), no spaces, within int64.
+// Argument parsing with Redis's exact rules: integers (ParseInt64, string2ll's rules, from
+// latch/protocol/int_parse.h), case-folded keywords.
 #include <cstdint>
 #include <string_view>
 
-namespace latch {
+#include "latch/protocol/int_parse.h"
 
-inline bool ParseInt64(std::string_view s, std::int64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  if (s.size() == 1 && s[0] == '0') {
-    *out = 0;
-    return true;
-  }
-  std::size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    if (++i == s.size()) return false;
-  }
-  if (s[i] < '1' || s[i] > '9') return false;
-  std::uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    std::uint64_t d = static_cast<std::uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  if (negative) {
-    if (v > static_cast<std::uint64_t>(INT64_MAX) + 1) return false;
-    *out = static_cast<std::int64_t>(0 - v);
-  } else {
-    if (v > static_cast<std::uint64_t>(INT64_MAX)) return false;
-    *out = static_cast<std::int64_t>(v);
-  }
-  return true;
-}
+namespace latch {
 
 // tolower() of the C locale, inline: only 'A'-'Z' change. (The libc call, through the
 // locale's table, was 4% of the server's instructions on a SET NX PX workload.)

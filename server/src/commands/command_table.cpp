@@ -82,15 +82,15 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
 
 namespace {
 // maxmemory (noeviction), as Redis: over the limit, commands that can grow memory are refused,
-// and inside MULTI every command but EXEC, DISCARD, QUIT and RESET (a queue grows too). Not
-// checked for commands run by EXEC or a script (this thread holds every shard: EXEC checked
-// its queue, a script checks its first write) nor while a script is busy (BUSY answers).
+// and inside MULTI every command but EXEC, DISCARD, QUIT and RESET (a queue grows too). Only
+// for a client's own command (EXEC checked its queue, a script checks its first write), and
+// not while a script is busy (BUSY answers).
 bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
   const std::string_view name = spec.name;
   const bool grows = (spec.flags & kCmdDenyOom) ||
                      (ctx.session.in_multi && name != "exec" && name != "discard" &&
                       name != "quit" && name != "reset");
-  if (!grows || store::ThisThreadHoldsAllShards() ||
+  if (!grows || ctx.origin != CommandOrigin::kClient ||
       ctx.server.script_busy.load(std::memory_order_relaxed)) {
     return false;
   }
@@ -148,9 +148,9 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     return nullptr;
   }
   // A script past lua-time-limit: one relaxed load on the fast path. The script's own
-  // redis.call() runs on the thread that holds every shard and is let through.
+  // redis.call() (and EXEC's commands) are let through.
   if (ctx.server.script_busy.load(std::memory_order_relaxed) &&
-      !(spec->flags & kCmdAllowBusy) && !store::ThisThreadHoldsAllShards()) {
+      !(spec->flags & kCmdAllowBusy) && ctx.origin == CommandOrigin::kClient) {
     ctx.out.Error(errors::kBusyScript);
     return nullptr;
   }
@@ -186,39 +186,34 @@ void KeysOf(const CommandSpec& spec, std::span<const std::string_view> args,
 }
 }  // namespace
 
-// While some connection WATCHes keys, a write command runs with its keys' shards held, and
-// the watchers are marked before those locks are released if the command changed a shard.
+// The dispatcher knows a command's keys from the table: it hashes each once and holds their
+// shards (ascending index) while the handler runs. A client's wait for a shard gives up
+// when a script goes busy, and the client is answered BUSY (nothing ran). Writes report
+// to WATCH, lock waiters and counters themselves, through the shards' key events.
 void CommandTable::RunHandler(const CommandSpec& spec, CommandContext& ctx) const {
-  if (!(spec.flags & kCmdWrite) || !ctx.server.watches.active()) {
+  if (spec.first_key <= 0 || (spec.flags & kCmdOwnKeyLocks)) {
     spec.handler(ctx);
     return;
   }
-  store::Keyspace& ks = ctx.server.keyspace;
-  std::vector<std::string_view> keys;
-  KeysOf(spec, ctx.args, &keys);
-  if (keys.empty()) {
-    AllShardsLock all(ks);
-    auto total = [&] {
-      std::uint64_t n = 0;
-      for (int i = 0; i < ks.shard_count(); ++i) n += ks.shard(i).mutations();
-      return n;
-    };
-    std::uint64_t before = total();
-    spec.handler(ctx);
-    if (total() != before) ctx.server.watches.TouchAll();
+  std::string_view one;
+  std::vector<std::string_view> many;
+  std::span<const std::string_view> names;
+  if (spec.last_key == spec.first_key) {
+    one = ctx.args[static_cast<std::size_t>(spec.first_key)];
+    names = std::span<const std::string_view>(&one, 1);
+  } else {
+    KeysOf(spec, ctx.args, &many);
+    names = many;
+  }
+  KeyRefs refs;
+  refs.Resolve(ctx.server.keyspace, names);
+  ShardSet held;
+  if (!held.Lock(ctx.server.keyspace, refs.refs(), GiveUpFlag(ctx))) {
+    ctx.out.Error(errors::kBusyScript);
     return;
   }
-  MultiShardLock lock(ks, keys);
-  auto total = [&] {
-    std::uint64_t n = 0;
-    for (const KeyRef& k : lock.refs()) n += k.shard->mutations();
-    return n;
-  };
-  std::uint64_t before = total();
+  ctx.keys = refs.refs();
   spec.handler(ctx);
-  if (total() != before) {
-    for (auto k : keys) ctx.server.watches.Touch(k);
-  }
 }
 
 }  // namespace latch

@@ -31,6 +31,7 @@ enum CommandFlag : std::uint32_t {
   kCmdBlocking = 1 << 10,
   kCmdAllowBusy = 1 << 11,  // allowed while a script runs too long
   kCmdTxControl = 1 << 12,  // runs at once inside MULTI instead of being queued
+  kCmdOwnKeyLocks = 1 << 13,  // Dispatch does not hold the key shards: the handler locks
 };
 
 struct CommandSpec {
@@ -87,6 +88,8 @@ class CommandTable {
     using is_transparent = void;
     bool operator()(std::string_view a, std::string_view b) const { return a == b; }
   };
+  // Holds the command's key shards (resolved once into ctx.keys) around the handler, or
+  // answers BUSY when a script past busy-reply-threshold holds one.
   void RunHandler(const CommandSpec& spec, CommandContext& ctx) const;
   std::vector<CommandSpec> specs_;  // stable after construction
   tsl::robin_map<std::string, std::size_t, NameHash, NameEq> index_;

@@ -1,10 +1,12 @@
 // Compare-and-delete and value digests: Redis 8.4's DELEX and DIGEST, Valkey's DELIFEQ.
-// Every path deletes through Shard::Erase, so a lock's queued waiter is handed the key.
+// Both deletes are store::OpDelIf (compare-and-delete), whose key event hands a lock to its
+// queued waiter.
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
-#include "commands/value_digest.h"
+#include "store/key_ops.h"
+#include "store/value_digest.h"
 
 namespace latch {
 namespace {
@@ -30,26 +32,16 @@ void DelExCommand(CommandContext& ctx) {
     if (cond == ValueCond::kNone) return ctx.out.Error(kInvalidCondition);
     arg = ctx.arg(3);
   }
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  if (o == nullptr) return ctx.out.Integer(0);
-  switch (CheckValueCond(cond, arg, o->value())) {
-    case CondResult::kBadDigest:
-      return ctx.out.Error(kDigestFormatError);
-    case CondResult::kNotMet:
-      return ctx.out.Integer(0);
-    case CondResult::kMet:
-      break;
+  switch (store::OpDelIf(ctx.key(0), cond, arg, ctx.env())) {
+    case store::OpStatus::kBadDigest: return ctx.out.Error(kDigestFormatError);
+    case store::OpStatus::kOk: return ctx.out.Integer(1);
+    default: return ctx.out.Integer(0);
   }
-  k.shard->Erase(o);
-  ctx.out.Integer(1);
 }
 
 // DIGEST key -> 16 lowercase hex digits of XXH3-64(value), nil when the key is missing.
 void DigestCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
+  const KeyRef& k = ctx.key(0);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) return ctx.out.Null();
   ctx.out.Bulk(DigestHex(o->value()));
@@ -57,12 +49,9 @@ void DigestCommand(CommandContext& ctx) {
 
 // DELIFEQ key value (Valkey 9) -> 1 deleted, 0 missing or another value.
 void DelIfEqCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  if (o == nullptr || o->value() != ctx.arg(2)) return ctx.out.Integer(0);
-  k.shard->Erase(o);
-  ctx.out.Integer(1);
+  const store::OpStatus status =
+      store::OpDelIf(ctx.key(0), ValueCond::kIfEq, ctx.arg(2), ctx.env());
+  ctx.out.Integer(status == store::OpStatus::kOk ? 1 : 0);
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include "latch/clock.h"
 #include "latch/protocol/reply_writer.h"
 #include "server_state.h"
+#include "store/key_ref.h"
+#include "store/op_env.h"
 
 namespace latch {
 
@@ -74,6 +76,11 @@ class BlockHost {
   virtual std::shared_ptr<BlockedClient> Block(std::int64_t timeout_ms) = 0;
 };
 
+// Who runs a command. A client's own command may be refused (BUSY, OOM) and waits for its
+// shards in a way that can give up; a command run by EXEC or by a script runs on a thread
+// that already holds every shard and was checked as a whole.
+enum class CommandOrigin : std::uint8_t { kClient, kExec, kScript };
+
 struct CommandContext {
   std::span<const std::string_view> args;
   protocol::ReplyWriter& out;
@@ -81,9 +88,20 @@ struct CommandContext {
   ServerState& server;
   TimeSnapshot now;
   BlockHost* host = nullptr;  // null where blocking is impossible (scripts, MULTI, tests)
+  CommandOrigin origin = CommandOrigin::kClient;
+  // Set by Dispatch for a command with key positions: its keys, hashed once, in argument
+  // order, their shards held for the handler's whole run.
+  std::span<const store::KeyRef> keys = {};
 
   std::string_view arg(std::size_t i) const { return args[i]; }
   std::size_t argc() const { return args.size(); }
+  const store::KeyRef& key(std::size_t i) const { return keys[i]; }
+  // What the Op layer needs: the time snapshot and the lock counters.
+  store::OpEnv env() const {
+    return store::OpEnv{now, &server.locks.stats(),
+                        server.grants_held_until_mono_ms.load(std::memory_order_relaxed) >
+                            now.mono_ms};
+  }
 };
 
 }  // namespace latch

@@ -2,103 +2,68 @@
 // Deadlines are kept on the monotonic clock; absolute times are converted with the
 // command's time snapshot (TimeSnapshot::WallToMono / MonoToWall).
 #include <climits>
-#include <mutex>
 #include <string>
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
+#include "store/key_ops.h"
 
 namespace latch {
 namespace {
-
-enum ExpireFlags : unsigned { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
 
 void InvalidExpire(CommandContext& ctx, std::string_view name) {
   ctx.out.Error("ERR invalid expire time in '" + std::string(name) + "' command");
 }
 
-// unit_ms: 1000 for seconds; absolute: EXPIREAT/PEXPIREAT. name: lowercase command name.
-void ExpireGeneric(CommandContext& ctx, std::int64_t unit_ms, bool absolute,
-                   std::string_view name) {
-  unsigned flags = 0;
+// Parses NX|XX|GT|LT (Redis's rules: any number, in any order). Replies the error on failure.
+bool ParseExpireFlags(CommandContext& ctx, unsigned* flags) {
+  using P = store::ExpireParams;
   for (std::size_t j = 3; j < ctx.argc(); ++j) {
-    std::string_view opt = ctx.arg(j);
-    if (EqualsNoCase(opt, "nx")) {
-      flags |= kNx;
-    } else if (EqualsNoCase(opt, "xx")) {
-      flags |= kXx;
-    } else if (EqualsNoCase(opt, "gt")) {
-      flags |= kGt;
-    } else if (EqualsNoCase(opt, "lt")) {
-      flags |= kLt;
-    } else {
-      ctx.out.Error("ERR Unsupported option " + std::string(opt));
-      return;
+    switch (FoldWord(ctx.arg(j))) {
+      case Word("nx"): *flags |= P::kNx; break;
+      case Word("xx"): *flags |= P::kXx; break;
+      case Word("gt"): *flags |= P::kGt; break;
+      case Word("lt"): *flags |= P::kLt; break;
+      default:
+        ctx.out.Error("ERR Unsupported option " + std::string(ctx.arg(j)));
+        return false;
     }
   }
-  if ((flags & kNx) && (flags & (kXx | kGt | kLt))) {
+  if ((*flags & P::kNx) && (*flags & (P::kXx | P::kGt | P::kLt))) {
     ctx.out.Error(errors::kExpireNxIncompatible);
-    return;
+    return false;
   }
-  if ((flags & kGt) && (flags & kLt)) {
+  if ((*flags & P::kGt) && (*flags & P::kLt)) {
     ctx.out.Error(errors::kExpireGtLtIncompatible);
-    return;
+    return false;
   }
-  std::int64_t when;
-  if (!ParseInt64(ctx.arg(2), &when)) {
-    ctx.out.Error(errors::kNotInteger);
-    return;
-  }
-  if (unit_ms == 1000) {
-    if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000) {
-      InvalidExpire(ctx, name);
-      return;
-    }
-    when *= 1000;
-  }
-  // Work in wall-clock milliseconds like Redis (for its overflow rules), then convert.
-  std::int64_t base = absolute ? 0 : ctx.now.wall_ms;
-  if (when > LLONG_MAX - base) {
-    InvalidExpire(ctx, name);
-    return;
-  }
-  when += base;
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  if (o == nullptr) {
-    ctx.out.Integer(0);
-    return;
-  }
-  // For relative TTLs the new deadline is now_mono + ttl, exactly, on the monotonic clock.
-  std::int64_t deadline_mono = absolute ? ctx.now.WallToMono(when) : when - base + ctx.now.mono_ms;
-  if (flags) {
-    bool has = o->has_expire();
-    std::int64_t cur = o->expire_at();
-    if ((flags & kNx) && has) return ctx.out.Integer(0);
-    if ((flags & kXx) && !has) return ctx.out.Integer(0);
-    if ((flags & kGt) && (!has || deadline_mono <= cur)) return ctx.out.Integer(0);
-    if ((flags & kLt) && has && deadline_mono >= cur) return ctx.out.Integer(0);
-  }
-  if (deadline_mono <= ctx.now.mono_ms) {  // Redis: checkAlreadyExpired -> delete
-    k.shard->Erase(o);
-  } else {
-    k.shard->SetDeadline(o, deadline_mono);
-  }
-  ctx.out.Integer(1);
+  return true;
 }
 
-void ExpireCommand(CommandContext& ctx) { ExpireGeneric(ctx, 1000, false, "expire"); }
-void PExpireCommand(CommandContext& ctx) { ExpireGeneric(ctx, 1, false, "pexpire"); }
-void ExpireAtCommand(CommandContext& ctx) { ExpireGeneric(ctx, 1000, true, "expireat"); }
-void PExpireAtCommand(CommandContext& ctx) { ExpireGeneric(ctx, 1, true, "pexpireat"); }
+// seconds: EXPIRE/EXPIREAT; absolute: EXPIREAT/PEXPIREAT. name: lowercase command name.
+void ExpireGeneric(CommandContext& ctx, bool seconds, bool absolute, std::string_view name) {
+  store::ExpireParams p;
+  if (!ParseExpireFlags(ctx, &p.flags)) return;
+  const ExpiryForm form{.seconds = seconds, .absolute = absolute, .positive_only = false};
+  switch (ParseExpiry(ctx.arg(2), form, ctx.now, &p.deadline_ms)) {
+    case ExpiryStatus::kOk: break;
+    case ExpiryStatus::kNotInteger: return ctx.out.Error(errors::kNotInteger);
+    case ExpiryStatus::kInvalid: return InvalidExpire(ctx, name);
+  }
+  ctx.out.Integer(store::OpExpire(ctx.key(0), p, ctx.env()) == store::OpStatus::kOk ? 1 : 0);
+}
+
+void ExpireCommand(CommandContext& ctx) { ExpireGeneric(ctx, true, false, "expire"); }
+void PExpireCommand(CommandContext& ctx) { ExpireGeneric(ctx, false, false, "pexpire"); }
+void ExpireAtCommand(CommandContext& ctx) { ExpireGeneric(ctx, true, true, "expireat"); }
+void PExpireAtCommand(CommandContext& ctx) { ExpireGeneric(ctx, false, true, "pexpireat"); }
 
 // TTL/PTTL (remaining) and EXPIRETIME/PEXPIRETIME (absolute), rounded as Redis does.
 void TtlGeneric(CommandContext& ctx, bool in_ms, bool absolute) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
+  const KeyRef& k = ctx.key(0);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) return ctx.out.Integer(-2);
   if (!o->has_expire()) return ctx.out.Integer(-1);
@@ -116,12 +81,7 @@ void ExpireTimeCommand(CommandContext& ctx) { TtlGeneric(ctx, false, true); }
 void PExpireTimeCommand(CommandContext& ctx) { TtlGeneric(ctx, true, true); }
 
 void PersistCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  if (o == nullptr || !o->has_expire()) return ctx.out.Integer(0);
-  k.shard->SetDeadline(o, 0);
-  ctx.out.Integer(1);
+  ctx.out.Integer(store::OpPersist(ctx.key(0), ctx.env()) == store::OpStatus::kOk ? 1 : 0);
 }
 
 CommandSpec KeyCommand(std::string name, int arity, std::uint32_t flags, CommandHandler h,

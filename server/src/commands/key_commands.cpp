@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -11,47 +10,58 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "glob_match.h"
+#include "store/key_ops.h"
+
+#include <tsl/robin_set.h>
 
 namespace latch {
 namespace {
 
 // A key named twice is deleted once, as in Redis; this matters when deleting a lock hands
-// it to a queued waiter: the second mention must not delete the new holder's key.
-bool NamedBefore(const std::vector<KeyRef>& refs, std::size_t i) {
-  for (std::size_t j = 0; j < i; ++j) {
-    if (refs[j].hash == refs[i].hash && refs[j].key == refs[i].key) return true;
-  }
-  return false;
-}
+// it to a queued waiter: the second mention must not delete the new holder's key. Linear:
+// a set of the names already seen, keyed by the hash the dispatcher computed.
+class SeenKeys {
+ public:
+  explicit SeenKeys(std::size_t n) { seen_.reserve(n); }
+  // True the first time `k` is offered.
+  bool First(const KeyRef& k) { return seen_.insert(Name{k.key, k.hash}).second; }
+
+ private:
+  struct Name {
+    std::string_view key;
+    std::uint64_t hash;
+    bool operator==(const Name& o) const { return hash == o.hash && key == o.key; }
+  };
+  struct NameHash {
+    std::size_t operator()(const Name& n) const { return static_cast<std::size_t>(n.hash); }
+  };
+  tsl::robin_set<Name, NameHash, std::equal_to<Name>, std::allocator<Name>, true> seen_;
+};
 
 void DelCommand(CommandContext& ctx) {
-  MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
+  const store::OpEnv env = ctx.env();
   std::int64_t deleted = 0;
-  const auto& refs = lock.refs();
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    const KeyRef& k = refs[i];
-    if (refs.size() > 1 && NamedBefore(refs, i)) continue;
-    store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-    if (o != nullptr) {
-      k.shard->Erase(o);
-      ++deleted;
+  if (ctx.keys.size() == 1) {
+    deleted = store::OpDel(ctx.key(0), env) ? 1 : 0;
+  } else {
+    SeenKeys seen(ctx.keys.size());
+    for (const KeyRef& k : ctx.keys) {
+      if (seen.First(k) && store::OpDel(k, env)) ++deleted;
     }
   }
   ctx.out.Integer(deleted);
 }
 
 void ExistsCommand(CommandContext& ctx) {
-  MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
   std::int64_t found = 0;
-  for (const KeyRef& k : lock.refs()) {
+  for (const KeyRef& k : ctx.keys) {
     if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
   }
   ctx.out.Integer(found);
 }
 
 void TypeCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
+  const KeyRef& k = ctx.key(0);
   ctx.out.Simple(k.shard->Find(k.key, k.hash, ctx.now.mono_ms) ? "string" : "none");
 }
 
@@ -64,7 +74,10 @@ void KeysCommand(CommandContext& ctx) {
   store::Keyspace& ks = ctx.server.keyspace;
   for (int i = 0; i < ks.shard_count(); ++i) {
     store::Shard& s = ks.shard(i);
-    ShardGuard lock(s);
+    ShardSet lock;  // one shard at a time: other clients run in between
+    if (!lock.Lock(ks, KeyRef{{}, 0, &s}, GiveUpFlag(ctx))) {
+      return ctx.out.Error(errors::kBusyScript);
+    }
     s.ForEach([&](const store::Object* o) {
       if (o->expired(ctx.now.mono_ms)) return;
       if (MatchesAll(pattern) || GlobMatch(pattern, o->key(), false)) {
@@ -129,7 +142,10 @@ void ScanCommand(CommandContext& ctx) {
     store::Shard& s = ks.shard(i);
     std::vector<std::pair<std::uint64_t, std::string>> candidates;
     {
-      ShardGuard lock(s);
+      ShardSet lock;
+      if (!lock.Lock(ks, KeyRef{{}, 0, &s}, GiveUpFlag(ctx))) {
+        return ctx.out.Error(errors::kBusyScript);
+      }
       s.ForEach([&](const store::Object* o) {
         std::uint64_t h = store::HashKey(o->key());
         if (h >= cursor) candidates.emplace_back(h, std::string(o->key()));
@@ -150,18 +166,19 @@ void ScanCommand(CommandContext& ctx) {
   }
   if (done) next = 0;
   if (!done && batch.empty()) next = 0;
-  ctx.out.ArrayHeader(2);
-  ctx.out.Bulk(std::to_string(next));
   std::vector<std::string_view> keys;
   for (auto& [h, key] : batch) {
     if (has_pattern && !GlobMatch(pattern, key, false)) continue;
     if (has_type && !EqualsNoCase(type, "string")) continue;
     // Expired keys are filtered: check under the key's shard lock.
-    KeyRef k = Resolve(ks, key);
-    ShardGuard lock(*k.shard);
+    const KeyRef k{key, h, &ks.ShardFor(h)};
+    ShardSet lock;
+    if (!lock.Lock(ks, k, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
     if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr) continue;
     keys.push_back(key);
   }
+  ctx.out.ArrayHeader(2);
+  ctx.out.Bulk(std::to_string(next));
   ctx.out.ArrayHeader(keys.size());
   for (auto k : keys) ctx.out.Bulk(k);
 }
@@ -177,10 +194,10 @@ void FlushCommand(CommandContext& ctx) {
     return;
   }
   store::Keyspace& ks = ctx.server.keyspace;
-  for (int i = 0; i < ks.shard_count(); ++i) {
-    ShardGuard lock(ks.shard(i));
-    ks.shard(i).Clear();
-  }
+  // Every shard at once: no client sees half a flush.
+  ShardSet all;
+  if (!all.LockAll(ks, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
+  for (int i = 0; i < ks.shard_count(); ++i) ks.shard(i).Clear();
   ctx.out.Ok();
 }
 

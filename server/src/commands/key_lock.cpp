@@ -1,53 +1,59 @@
 #include "commands/key_lock.h"
 
+#include <algorithm>
+
 namespace latch {
 
-MultiShardLock::MultiShardLock(store::Keyspace& ks, std::span<const std::string_view> keys) {
-  refs_.reserve(keys.size());
-  for (auto k : keys) refs_.push_back(Resolve(ks, k));
-  if (store::ThisThreadHoldsAllShards()) return;
-  for (auto& r : refs_) {
-    if (!store::ThisThreadHolds(r.shard)) shards_.push_back(r.shard);
+bool ShardSet::Take(store::Shard& s, const std::atomic<bool>* give_up) {
+  if (store::ThisThreadHolds(s)) return true;
+  if (!store::LockShard(s, give_up)) {
+    Unlock();
+    return false;
   }
-  // Shard addresses are a fixed total order, as good as their index. Locks already held by
-  // this thread (an enclosing MultiShardLock) are not taken again; the enclosing lock was
-  // itself taken in order and covers the same command's keys.
-  std::sort(shards_.begin(), shards_.end());
-  shards_.erase(std::unique(shards_.begin(), shards_.end()), shards_.end());
-  if (shards_.size() > kMaxTracked) {
-    // Too many to track one by one: freeze the whole keyspace instead.
-    shards_.clear();
-    all_.emplace(ks);
-    return;
+  if (count_ < kInline) {
+    inline_[count_] = &s;
+  } else {
+    more_.push_back(&s);
   }
-  for (auto* s : shards_) {
-    s->mu().lock();
-    store::NoteHeld(s);
-  }
+  ++count_;
+  return true;
 }
 
-MultiShardLock::~MultiShardLock() {
-  for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) {
-    store::NoteReleased(*it);
-    (*it)->mu().unlock();
+bool ShardSet::Lock(store::Keyspace& ks, std::span<const KeyRef> keys,
+                    const std::atomic<bool>* give_up) {
+  if (keys.size() == 1) return Take(*keys[0].shard, give_up);
+  // Mark the shards named (one pass over the keys), then lock them by index.
+  std::vector<char> wanted(static_cast<std::size_t>(ks.shard_count()), 0);
+  for (const KeyRef& k : keys) wanted[static_cast<std::size_t>(k.shard->index())] = 1;
+  for (int i = 0; i < ks.shard_count(); ++i) {
+    if (wanted[static_cast<std::size_t>(i)] && !Take(ks.shard(i), give_up)) return false;
   }
+  return true;
 }
 
-// Ascending index order; MultiShardLock uses address order. Both are total orders, but they
-// must agree: shards are allocated one by one, so sort the index order by address too.
-AllShardsLock::AllShardsLock(store::Keyspace& ks) : ks_(ks), owner_(!store::ThisThreadHoldsAllShards()) {
-  if (!owner_) return;
-  std::vector<store::Shard*> all;
-  for (int i = 0; i < ks.shard_count(); ++i) all.push_back(&ks.shard(i));
-  std::sort(all.begin(), all.end());
-  for (auto* s : all) s->mu().lock();
-  store::SetThisThreadHoldsAllShards(true);
+bool ShardSet::LockAll(store::Keyspace& ks, const std::atomic<bool>* give_up) {
+  for (int i = 0; i < ks.shard_count(); ++i) {
+    if (!Take(ks.shard(i), give_up)) return false;
+  }
+  return true;
 }
 
-AllShardsLock::~AllShardsLock() {
-  if (!owner_) return;
-  store::SetThisThreadHoldsAllShards(false);
-  for (int i = 0; i < ks_.shard_count(); ++i) ks_.shard(i).mu().unlock();
+void ShardSet::Unlock() {
+  for (auto it = more_.rbegin(); it != more_.rend(); ++it) store::UnlockShard(**it);
+  more_.clear();
+  for (std::size_t i = std::min(count_, kInline); i > 0; --i) store::UnlockShard(*inline_[i - 1]);
+  count_ = 0;
+}
+
+void KeyRefs::Resolve(store::Keyspace& ks, std::span<const std::string_view> keys) {
+  size_ = keys.size();
+  if (size_ > kInline) {
+    many_.resize(size_);
+    data_ = many_.data();
+  } else {
+    data_ = inline_;
+  }
+  for (std::size_t i = 0; i < size_; ++i) data_[i] = latch::Resolve(ks, keys[i]);
 }
 
 }  // namespace latch

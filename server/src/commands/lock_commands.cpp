@@ -16,33 +16,70 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
-#include "journal/server_hooks.h"
+#include "store/lock_ops.h"
 
 namespace latch {
 namespace {
 
-// Parses a TTL in ms: a positive integer (SET PX's rules and its wording).
+// Parses a TTL in ms: a positive integer (SET PX's rules and wording). Replies the error on
+// failure; on success *deadline is the lease's monotonic deadline for this command.
 bool ParseTtl(CommandContext& ctx, std::string_view s, std::string_view cmd,
-              std::int64_t* ttl) {
-  if (!ParseInt64(s, ttl)) {
-    ctx.out.Error(errors::kNotInteger);
-    return false;
+              std::int64_t* deadline) {
+  switch (ParseExpiry(s, ExpiryForm{.positive_only = true}, ctx.now, deadline)) {
+    case ExpiryStatus::kOk:
+      return true;
+    case ExpiryStatus::kNotInteger:
+      ctx.out.Error(errors::kNotInteger);
+      return false;
+    case ExpiryStatus::kInvalid:
+      ctx.out.Error("ERR invalid expire time in '" + std::string(cmd) + "' command");
+      return false;
   }
-  if (*ttl <= 0 || *ttl > LLONG_MAX / 2) {
-    ctx.out.Error("ERR invalid expire time in '" + std::string(cmd) + "' command");
-    return false;
-  }
-  return true;
+  return false;
 }
 
 store::LockTable& TableFor(CommandContext& ctx, const KeyRef& k) {
-  return ctx.server.locks.ForHash(k.hash);
+  return ctx.server.locks.ForShard(k.shard->index());
+}
+
+// Parks the client in the key's queue: the queue holds the BlockedClient; whoever wins
+// (grant, deadline, disconnect) is the only one to reply. The deadline is on the injected
+// Clock (the table's TimeOutWaiters and grants check it); the connection's own timer is a
+// backstop for a clock that does not move.
+void Park(CommandContext& ctx, const KeyRef& k, std::int64_t ttl, std::int64_t timeout) {
+  std::shared_ptr<BlockedClient> blocked = ctx.host->Block(timeout);
+  blocked->on_timeout = [](protocol::ReplyWriter& w) { w.Null(); };
+  store::LockWaiter waiter;
+  waiter.owner = std::string(ctx.arg(2));
+  waiter.ttl_ms = ttl;
+  waiter.deadline_ms = timeout == 0 ? 0 : ctx.now.mono_ms + timeout;
+  waiter.grant = [blocked](std::uint64_t granted) {
+    return blocked->TryComplete([granted](protocol::ReplyWriter& w) {
+      w.Integer(static_cast<std::int64_t>(granted));
+    });
+  };
+  waiter.time_out = [blocked] {
+    blocked->TryComplete([](protocol::ReplyWriter& w) { w.Null(); });
+  };
+  const std::uint64_t id = TableFor(ctx, k).Enqueue(k.key, k.hash, std::move(waiter));
+  // The blocked client does not own the table: on_abandon finds it again through the
+  // server state, which outlives every connection. It runs on the connection's thread: its
+  // wait for the shard gives up while a script is busy (the abandoned waiter then stays
+  // queued until its deadline or the key's next hand-off drops it: grant() refuses).
+  blocked->on_abandon = [&server = ctx.server, key = std::string(k.key), id] {
+    const KeyRef ref = Resolve(server.keyspace, key);
+    ShardSet relock;
+    if (!relock.Lock(server.keyspace, ref, &server.script_busy)) return;
+    server.locks.ForShard(ref.shard->index()).RemoveWaiter(ref.key, ref.hash, id);
+  };
 }
 
 void AcquireCommand(CommandContext& ctx) {
-  std::int64_t ttl;
-  if (!ParseTtl(ctx, ctx.arg(3), "lock.acquire", &ttl)) return;
+  std::int64_t deadline;
+  if (!ParseTtl(ctx, ctx.arg(3), "lock.acquire", &deadline)) return;
+  const std::int64_t ttl = deadline - ctx.now.mono_ms;
   bool wait = false;
   std::int64_t timeout = 0;
   if (ctx.argc() == 6 && EqualsNoCase(ctx.arg(4), "wait")) {
@@ -52,57 +89,35 @@ void AcquireCommand(CommandContext& ctx) {
   } else if (ctx.argc() != 4) {
     return ctx.out.Error(errors::kSyntax);
   }
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::LockTable& table = TableFor(ctx, k);
+  const KeyRef& k = ctx.key(0);
   // lock-restart-delay: answered as for a held lock, even with WAIT (docs/LOCKS.md).
-  if (journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) return ctx.out.Null();
-  std::uint64_t token = table.TryAcquire(k.key, k.hash, ctx.arg(2), ttl, ctx.now);
+  if (ctx.env().grants_held) return ctx.out.Null();
+  const std::uint64_t token = store::OpAcquire(TableFor(ctx, k), k, ctx.arg(2), ttl, ctx.now);
   if (token != 0) return ctx.out.Integer(static_cast<std::int64_t>(token));
   if (!wait || ctx.host == nullptr) return ctx.out.Null();
+  Park(ctx, k, ttl, timeout);
+}
 
-  // Park: the queue holds the BlockedClient; whoever wins (grant, timeout, disconnect) is
-  // the only one to reply. The blocked client does not own the table: on_abandon finds
-  // it again through the server state, which outlives every connection.
-  std::shared_ptr<BlockedClient> blocked = ctx.host->Block(timeout);
-  blocked->on_timeout = [](protocol::ReplyWriter& w) { w.Null(); };
-  store::LockWaiter waiter;
-  waiter.owner = std::string(ctx.arg(2));
-  waiter.ttl_ms = ttl;
-  waiter.grant = [blocked](std::uint64_t granted) {
-    return blocked->TryComplete([granted](protocol::ReplyWriter& w) {
-      w.Integer(static_cast<std::int64_t>(granted));
-    });
-  };
-  std::uint64_t id = table.Enqueue(k.key, k.hash, std::move(waiter));
-  blocked->on_abandon = [&server = ctx.server, key = std::string(k.key), id] {
-    KeyRef ref = Resolve(server.keyspace, key);
-    ShardGuard relock(*ref.shard);
-    server.locks.ForHash(ref.hash).RemoveWaiter(ref.key, ref.hash, id);
-  };
+int LockReply(store::OpStatus s) {
+  return s == store::OpStatus::kOk ? 1 : s == store::OpStatus::kNotMet ? 0 : -1;
 }
 
 void ReleaseCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  ctx.out.Integer(TableFor(ctx, k).Release(k.key, k.hash, ctx.arg(2), ctx.now));
+  const KeyRef& k = ctx.key(0);
+  ctx.out.Integer(LockReply(store::OpRelease(TableFor(ctx, k), k, ctx.arg(2), ctx.now)));
 }
 
 void ExtendCommand(CommandContext& ctx) {
-  std::int64_t ttl;
-  if (!ParseTtl(ctx, ctx.arg(3), "lock.extend", &ttl)) return;
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  ctx.out.Integer(TableFor(ctx, k).Extend(k.key, k.hash, ctx.arg(2), ttl, ctx.now));
+  std::int64_t deadline;
+  if (!ParseTtl(ctx, ctx.arg(3), "lock.extend", &deadline)) return;
+  const KeyRef& k = ctx.key(0);
+  const std::int64_t ttl = deadline - ctx.now.mono_ms;
+  ctx.out.Integer(LockReply(store::OpExtend(TableFor(ctx, k), k, ctx.arg(2), ttl, ctx.now)));
 }
 
 void InfoCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  std::optional<store::LockInfo> info;
-  {
-    ShardGuard lock(*k.shard);
-    info = TableFor(ctx, k).Info(k.key, k.hash, ctx.now);
-  }
+  const KeyRef& k = ctx.key(0);
+  const std::optional<store::LockInfo> info = TableFor(ctx, k).Info(k.key, k.hash, ctx.now);
   if (!info) return ctx.out.Null();
   ctx.out.MapHeader(4);
   ctx.out.Bulk("owner");

@@ -1,32 +1,23 @@
 // SET (with Redis 8.4's IFEQ/IFNE/IFDEQ/IFDNE), SETNX, GET, GETDEL, MGET, INCR/INCRBY/DECR/DECRBY: Redis 7 string semantics.
-#include <charconv>
+// The Cmd layer only: options are parsed here, the meaning of each write is store/string_ops.h.
 #include <climits>
-#include <mutex>
-#include <vector>
+#include <string>
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
-#include "commands/value_digest.h"
-#include "journal/server_hooks.h"
+#include "store/string_ops.h"
 
 namespace latch {
 namespace {
 
 enum SetFlags : unsigned {
   kNx = 1, kXx = 2, kGet = 4, kKeepTtl = 8, kEx = 16, kPx = 32, kExAt = 64, kPxAt = 128,
-  kIfCond = 256,  // one of Redis 8.4's IFEQ / IFNE / IFDEQ / IFDNE (SetArgs::cond)
+  kIfCond = 256,  // one of Redis 8.4's IFEQ / IFNE / IFDEQ / IFDNE
 };
 constexpr unsigned kAnyExpire = kEx | kPx | kExAt | kPxAt;
-
-struct SetArgs {
-  unsigned flags = 0;
-  std::string_view expire;
-  std::int64_t deadline_mono = 0;  // resolved deadline when an expire option was given
-  ValueCond cond = ValueCond::kNone;
-  std::string_view cond_arg;  // the value or digest the condition compares with
-};
 
 // IFEQ/IFNE/IFDEQ/IFDNE, or kNone for any other word.
 ValueCond ParseValueCond(std::uint64_t word) {
@@ -39,13 +30,36 @@ ValueCond ParseValueCond(std::uint64_t word) {
   }
 }
 
+// Turns SET's expire option into the params' expiry. Replies the error on failure.
+bool ParseSetExpiry(CommandContext& ctx, unsigned f, std::string_view arg, store::SetParams* p) {
+  if (f & kKeepTtl) p->expiry = store::Expiry::Keep();
+  if (!(f & kAnyExpire)) return true;
+  const ExpiryForm form{.seconds = (f & (kEx | kExAt)) != 0,
+                        .absolute = (f & (kExAt | kPxAt)) != 0,
+                        .positive_only = true};
+  std::int64_t deadline = 0;
+  switch (ParseExpiry(arg, form, ctx.now, &deadline)) {
+    case ExpiryStatus::kOk:
+      p->expiry = store::Expiry::At(deadline);
+      return true;
+    case ExpiryStatus::kNotInteger:
+      ctx.out.Error(errors::kNotInteger);
+      return false;
+    case ExpiryStatus::kInvalid:
+      ctx.out.Error("ERR invalid expire time in 'set' command");
+      return false;
+  }
+  return false;
+}
+
 // Parses SET's options (Redis's parseExtendedStringArgumentsOrReply rules: any order,
 // case-insensitive, a repeated expire option of the same kind is allowed and the last wins).
 // Redis 8.4's conditions IFEQ/IFNE/IFDEQ/IFDNE take one argument and exclude each other and
 // NX/XX (a second condition is a syntax error; NX NX stays allowed as in Redis 7).
 // Replies the error and returns false on failure.
-bool ParseSetArgs(CommandContext& ctx, SetArgs* a) {
-  unsigned& f = a->flags;
+bool ParseSetArgs(CommandContext& ctx, store::SetParams* p) {
+  unsigned f = 0;
+  std::string_view expire_arg;
   for (std::size_t j = 3; j < ctx.argc(); ++j) {
     const std::uint64_t word = FoldWord(ctx.arg(j));
     const bool has_next = j + 1 < ctx.argc();
@@ -65,8 +79,8 @@ bool ParseSetArgs(CommandContext& ctx, SetArgs* a) {
             cond != ValueCond::kNone && has_next && !(f & (kNx | kXx | kIfCond))) {
           ok = true;
           f |= kIfCond;
-          a->cond = cond;
-          a->cond_arg = ctx.arg(++j);
+          p->value_cond = cond;
+          p->cond_arg = ctx.arg(++j);
         }
         break;
     }
@@ -74,87 +88,46 @@ bool ParseSetArgs(CommandContext& ctx, SetArgs* a) {
     if (expire != 0 && has_next && !(f & kKeepTtl) && !(f & (kAnyExpire & ~expire))) {
       ok = true;
       f |= expire;
-      a->expire = ctx.arg(++j);
+      expire_arg = ctx.arg(++j);
     }
     if (!ok) {
       ctx.out.Error(errors::kSyntax);
       return false;
     }
   }
-  if (!(f & kAnyExpire)) return true;
-  std::int64_t v;
-  if (!ParseInt64(a->expire, &v)) {
-    ctx.out.Error(errors::kNotInteger);
-    return false;
-  }
-  bool seconds = f & (kEx | kExAt);
-  if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
-    ctx.out.Error("ERR invalid expire time in 'set' command");
-    return false;
-  }
-  if (seconds) v *= 1000;
-  if (f & (kEx | kPx)) {
-    if (v > LLONG_MAX - ctx.now.wall_ms) {
-      ctx.out.Error("ERR invalid expire time in 'set' command");
-      return false;
-    }
-    a->deadline_mono = ctx.now.mono_ms + v;
-  } else {
-    // Absolute Unix time: converted once, against this command's snapshot.
-    a->deadline_mono = ctx.now.WallToMono(v);
-    if (a->deadline_mono <= 0) a->deadline_mono = 1;  // already in the past
-  }
-  return true;
+  using Cond = store::SetParams::Cond;
+  p->cond = (f & kNx) ? Cond::kNx : (f & kXx) ? Cond::kXx : (f & kIfCond) ? Cond::kValue
+                                                                          : Cond::kNone;
+  p->get = (f & kGet) != 0;
+  return ParseSetExpiry(ctx, f, expire_arg, p);
 }
 
 void SetCommand(CommandContext& ctx) {
-  SetArgs a;
-  if (!ParseSetArgs(ctx, &a)) return;
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  bool skip = ((a.flags & kNx) && o != nullptr) || ((a.flags & kXx) && o == nullptr);
-  if (a.flags & kIfCond) {
-    if (o == nullptr) {
-      // IFEQ/IFDEQ never create the key; IFNE/IFDNE do (nothing differs from a missing key).
-      skip = a.cond == ValueCond::kIfEq || a.cond == ValueCond::kIfDeq;
-    } else {
-      CondResult r = CheckValueCond(a.cond, a.cond_arg, o->value());
-      if (r == CondResult::kBadDigest) return ctx.out.Error(kDigestFormatError);
-      skip = r == CondResult::kNotMet;
-    }
-  }
+  store::SetParams p;
+  if (!ParseSetArgs(ctx, &p)) return;
+  store::SetResult r;
+  const store::OpStatus status = store::OpSet(ctx.key(0), ctx.arg(2), p, ctx.env(), &r);
+  if (status == store::OpStatus::kBadDigest) return ctx.out.Error(kDigestFormatError);
   // With GET the old value is the reply whether or not the value was set.
-  if (a.flags & kGet) {
-    if (o == nullptr) {
-      ctx.out.Null();
+  if (p.get) {
+    if (r.had_old) {
+      ctx.out.Bulk(r.old);
     } else {
-      ctx.out.Bulk(o->value());
+      ctx.out.Null();
     }
+  } else if (status == store::OpStatus::kOk) {
+    ctx.out.Ok();
+  } else {
+    ctx.out.Null();
   }
-  // lock-restart-delay: a grant (SET NX creating the key) is answered as for a held lock.
-  if (!skip && o == nullptr && (a.flags & kNx)) {
-    skip = journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms);
-  }
-  if (skip) {
-    if (!(a.flags & kGet)) ctx.out.Null();
-    return;
-  }
-  o = k.shard->Set(o, k.key, ctx.arg(2), a.flags & kKeepTtl);
-  if (a.flags & kAnyExpire) k.shard->SetDeadline(o, a.deadline_mono);
-  if (!(a.flags & kGet)) ctx.out.Ok();
 }
 
 void SetNxCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  if (o != nullptr || journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) {
-    ctx.out.Integer(0);
-    return;
-  }
-  k.shard->Set(nullptr, k.key, ctx.arg(2), false);
-  ctx.out.Integer(1);
+  store::SetParams p;
+  p.cond = store::SetParams::Cond::kNx;
+  const bool set = store::OpSet(ctx.key(0), ctx.arg(2), p, ctx.env(), nullptr) ==
+                   store::OpStatus::kOk;
+  ctx.out.Integer(set ? 1 : 0);
 }
 
 void CountHit(CommandContext& ctx, bool hit) {
@@ -162,8 +135,9 @@ void CountHit(CommandContext& ctx, bool hit) {
       .fetch_add(1, std::memory_order_relaxed);
 }
 
-// GET's reply for a looked-up object (nil when missing), counted as a hit or a miss.
-void ReplyValue(CommandContext& ctx, const store::Object* o) {
+// GET's reply for a looked-up key (nil when missing), counted as a hit or a miss.
+void ReplyValue(CommandContext& ctx, const KeyRef& k) {
+  const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   CountHit(ctx, o != nullptr);
   if (o == nullptr) {
     ctx.out.Null();
@@ -172,49 +146,32 @@ void ReplyValue(CommandContext& ctx, const store::Object* o) {
   }
 }
 
-void GetCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  ReplyValue(ctx, k.shard->Find(k.key, k.hash, ctx.now.mono_ms));
-}
+void GetCommand(CommandContext& ctx) { ReplyValue(ctx, ctx.key(0)); }
 
 void GetDelCommand(CommandContext& ctx) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  ReplyValue(ctx, o);
-  if (o != nullptr) k.shard->Erase(o);
+  std::string value;
+  const bool found = store::OpGetDel(ctx.key(0), ctx.env(), &value);
+  CountHit(ctx, found);
+  if (found) {
+    ctx.out.Bulk(value);
+  } else {
+    ctx.out.Null();
+  }
 }
 
 void MGetCommand(CommandContext& ctx) {
-  MultiShardLock lock(ctx.server.keyspace, ctx.args.subspan(1));
-  ctx.out.ArrayHeader(lock.refs().size());
-  for (const KeyRef& k : lock.refs()) {
-    ReplyValue(ctx, k.shard->Find(k.key, k.hash, ctx.now.mono_ms));
-  }
+  ctx.out.ArrayHeader(ctx.keys.size());
+  for (const KeyRef& k : ctx.keys) ReplyValue(ctx, k);
 }
 
 // INCRBY and friends: the value must parse as int64; the TTL is kept.
 void IncrBy(CommandContext& ctx, std::int64_t delta) {
-  KeyRef k = Resolve(ctx.server.keyspace, ctx.arg(1));
-  ShardGuard lock(*k.shard);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  std::int64_t cur = 0;
-  if (o != nullptr && !ParseInt64(o->value(), &cur)) {
-    ctx.out.Error(errors::kNotInteger);
-    return;
+  std::int64_t next = 0;
+  switch (store::OpIncrBy(ctx.key(0), delta, ctx.env(), &next)) {
+    case store::OpStatus::kNotInteger: return ctx.out.Error(errors::kNotInteger);
+    case store::OpStatus::kOverflow: return ctx.out.Error(errors::kOverflow);
+    default: return ctx.out.Integer(next);
   }
-  if ((delta < 0 && cur < 0 && delta < LLONG_MIN - cur) ||
-      (delta > 0 && cur > 0 && delta > LLONG_MAX - cur)) {
-    ctx.out.Error(errors::kOverflow);
-    return;
-  }
-  std::int64_t next = cur + delta;
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), next);
-  (void)ec;
-  k.shard->Set(o, k.key, std::string_view(buf, static_cast<std::size_t>(end - buf)), true);
-  ctx.out.Integer(next);
 }
 
 void IncrCommand(CommandContext& ctx) { IncrBy(ctx, 1); }
@@ -222,42 +179,29 @@ void DecrCommand(CommandContext& ctx) { IncrBy(ctx, -1); }
 
 void IncrByCommand(CommandContext& ctx) {
   std::int64_t d;
-  if (!ParseInt64(ctx.arg(2), &d)) {
-    ctx.out.Error(errors::kNotInteger);
-    return;
-  }
+  if (!ParseInt64(ctx.arg(2), &d)) return ctx.out.Error(errors::kNotInteger);
   IncrBy(ctx, d);
 }
 
 void DecrByCommand(CommandContext& ctx) {
   std::int64_t d;
-  if (!ParseInt64(ctx.arg(2), &d)) {
-    ctx.out.Error(errors::kNotInteger);
-    return;
-  }
-  if (d == LLONG_MIN) {
-    ctx.out.Error(errors::kDecrOverflow);
-    return;
-  }
+  if (!ParseInt64(ctx.arg(2), &d)) return ctx.out.Error(errors::kNotInteger);
+  if (d == LLONG_MIN) return ctx.out.Error(errors::kDecrOverflow);
   IncrBy(ctx, -d);
 }
 
-// MSET / MSETNX: all keys are set under their shards' locks at once; like SET, they drop
-// any TTL the keys had.
+// MSET / MSETNX: every key is set under its shard's lock (held by the dispatcher for all
+// of them at once); like SET, they drop any TTL the keys had.
 bool MSetGeneric(CommandContext& ctx, bool nx) {
-  std::vector<std::string_view> keys;
-  for (std::size_t i = 1; i < ctx.argc(); i += 2) keys.push_back(ctx.arg(i));
-  MultiShardLock lock(ctx.server.keyspace, keys);
-  const auto& refs = lock.refs();
+  const auto refs = ctx.keys;
   if (nx) {
     for (const KeyRef& k : refs) {
       if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) return false;
     }
   }
+  const store::SetParams plain;
   for (std::size_t i = 0; i < refs.size(); ++i) {
-    const KeyRef& k = refs[i];
-    store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-    k.shard->Set(o, k.key, ctx.arg(2 * i + 2), false);
+    store::OpSet(refs[i], ctx.arg(2 * i + 2), plain, ctx.env(), nullptr);
   }
   return true;
 }

@@ -1,6 +1,6 @@
 // MULTI, EXEC, DISCARD, WATCH, UNWATCH with Redis 7.0 semantics. Queuing itself happens in
 // CommandTable::Dispatch (every command but these is queued while in MULTI); EXEC runs the
-// queue under AllShardsLock, so the transaction is atomic whatever the threads.
+// queue holding every shard, so the transaction is atomic whatever the threads.
 #include "commands/transaction_commands.h"
 
 #include <string>
@@ -51,13 +51,18 @@ void WatchCommand(CommandContext& ctx) {
     bool already = false;
     for (const auto& k : s.watched_keys) already = already || k == key;
     if (already) continue;
-    // Registered before the existence check: a change after this point marks us dirty.
+    // Registered before the existence check, which takes the shard lock: a write that
+    // takes the lock after us sees the registration (writers touch watchers from their key
+    // event, under that lock), and one before us is what we read.
     ctx.server.watches.Watch(key, s.watcher.get());
-    KeyRef k = Resolve(ctx.server.keyspace, key);
-    bool exists;
-    {
-      ShardGuard lock(*k.shard);
+    const KeyRef k = Resolve(ctx.server.keyspace, key);
+    bool exists = false;
+    ShardSet lock;
+    if (lock.Lock(ctx.server.keyspace, k, GiveUpFlag(ctx))) {
       exists = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr;
+    } else {
+      // A busy script holds the key and may write it: the transaction cannot be trusted.
+      s.watcher->dirty = true;
     }
     s.watched_keys.push_back(std::move(key));
     s.watched_existed.push_back(exists);
@@ -92,7 +97,10 @@ void ExecCommand(CommandContext& ctx) {
     ClearWatches(s, ctx.server.watches);
     return ctx.out.Error("EXECABORT Transaction discarded because of previous errors.");
   }
-  AllShardsLock all(ctx.server.keyspace);
+  ShardSet all;
+  if (!all.LockAll(ctx.server.keyspace, GiveUpFlag(ctx))) {
+    return ctx.out.Error(errors::kBusyScript);  // still in MULTI, as Redis leaves it
+  }
   bool dirty = s.watcher && s.watcher->dirty.load();
   // A watched key that was live at WATCH and has expired since counts as modified.
   for (std::size_t i = 0; !dirty && i < s.watched_keys.size(); ++i) {
@@ -108,7 +116,7 @@ void ExecCommand(CommandContext& ctx) {
   std::vector<std::string_view> argv;
   for (const auto& cmd : queued) {
     argv.assign(cmd.begin(), cmd.end());
-    CommandContext sub{argv, ctx.out, s, ctx.server, ctx.now, nullptr};
+    CommandContext sub{argv, ctx.out, s, ctx.server, ctx.now, nullptr, CommandOrigin::kExec};
     ctx.server.commands->Dispatch(sub);
     if (s.close_after_reply) break;
   }
@@ -126,7 +134,8 @@ void RegisterTransactionCommands(CommandTable& t) {
          .summary = "Executes all commands in a transaction.", .since = "1.2.0"});
   t.Add({.name = "discard", .arity = 1, .flags = f | kCmdAllowBusy, .handler = DiscardCommand,
          .group = "transactions", .summary = "Discards a transaction.", .since = "2.0.0"});
-  t.Add({.name = "watch", .arity = -2, .flags = f | kCmdAllowBusy, .first_key = 1,
+  t.Add({.name = "watch", .arity = -2, .flags = f | kCmdAllowBusy | kCmdOwnKeyLocks,
+         .first_key = 1,
          .last_key = -1, .key_step = 1, .handler = WatchCommand, .group = "transactions",
          .summary = "Monitors changes to keys to determine the execution of a transaction.",
          .since = "2.2.0"});

@@ -1,5 +1,7 @@
 #include "config/config_values.h"
 
+#include "latch/protocol/int_parse.h"
+
 #include <limits>
 
 namespace latch::config {
@@ -25,34 +27,9 @@ std::string ToLower(std::string_view text) {
 }
 
 std::optional<std::int64_t> ParseStrictInteger(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  bool negative = false;
-  std::size_t i = 0;
-  if (text[0] == '-') {
-    negative = true;
-    i = 1;
-    if (text.size() == 1) return std::nullopt;
-  }
-  if (text[i] == '0') {
-    if (text.size() == 1) return 0;
-    return std::nullopt;  // leading zero, or "-0"
-  }
-  // Accumulate the magnitude as unsigned to reach INT64_MIN without overflow.
-  std::uint64_t magnitude = 0;
-  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-  for (; i < text.size(); ++i) {
-    if (!IsDigit(text[i])) return std::nullopt;
-    const std::uint64_t digit = static_cast<std::uint64_t>(text[i] - '0');
-    if (magnitude > (kMax - digit) / 10) return std::nullopt;
-    magnitude = magnitude * 10 + digit;
-  }
-  constexpr std::uint64_t kPositiveLimit = std::numeric_limits<std::int64_t>::max();
-  if (negative) {
-    if (magnitude > kPositiveLimit + 1) return std::nullopt;
-    return static_cast<std::int64_t>(0 - magnitude);
-  }
-  if (magnitude > kPositiveLimit) return std::nullopt;
-  return static_cast<std::int64_t>(magnitude);
+  std::int64_t v;
+  if (!ParseInt64(text, &v)) return std::nullopt;
+  return v;
 }
 
 std::optional<std::uint64_t> ParseMemory(std::string_view text) {

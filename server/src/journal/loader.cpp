@@ -108,7 +108,7 @@ class Applier {
       });
       for (const std::string& key : doomed) {
         const std::uint64_t hash = store::HashKey(key);
-        if (store::Object* o = shard.Find(key, hash, now_.mono_ms)) shard.Erase(o);
+        if (store::Object* o = shard.Find(key, hash, now_.mono_ms)) shard.Erase(o, hash);
       }
     }
   }
@@ -122,7 +122,7 @@ class Applier {
     const std::uint64_t hash = store::HashKey(key);
     store::Shard& shard = ks_.ShardFor(hash);
     store::ShardGuard lock(shard);
-    if (store::Object* o = shard.Find(key, hash, now_.mono_ms)) shard.Erase(o);
+    if (store::Object* o = shard.Find(key, hash, now_.mono_ms)) shard.Erase(o, hash);
   }
 
   // The key's state as of this record: replaces whatever was there. A deadline that has
@@ -134,15 +134,17 @@ class Applier {
     store::ShardGuard lock(shard);
     store::Object* o = shard.Find(key, hash, now_.mono_ms);
     if (o != nullptr && (token != 0 || o->token() != 0)) {
-      shard.Erase(o);  // a token is fixed at creation: build the key anew
+      shard.Erase(o, hash);  // a token is fixed at creation: build the key anew
       o = nullptr;
     }
     if (deadline_wall_ms != 0 && deadline_wall_ms <= now_.wall_ms) {
-      if (o != nullptr) shard.Erase(o);
+      if (o != nullptr) shard.Erase(o, hash);
       return;
     }
-    o = token != 0 ? shard.CreateLock(key, value, token) : shard.Set(o, key, value, false);
-    if (deadline_wall_ms != 0) shard.SetDeadline(o, now_.WallToMono(deadline_wall_ms));
+    const store::Expiry expiry = deadline_wall_ms != 0
+                                     ? store::Expiry::At(now_.WallToMono(deadline_wall_ms))
+                                     : store::Expiry::Clear();
+    shard.Put(o, key, hash, value, expiry, token);
   }
 
   store::Keyspace& ks_;

@@ -137,21 +137,25 @@ void Persistence::ShardCleared(const store::Shard& shard) {
   Journal* j = journal();
   if (j == nullptr) return;
   const int count = state_.keyspace.shard_count();
-  int index = 0;
-  while (index < count && &state_.keyspace.shard(index) != &shard) ++index;
-  j->Append([&](std::string* out) { EncodeFlushShard(out, index, count); });
+  j->Append([&](std::string* out) { EncodeFlushShard(out, shard.index(), count); });
 }
 
-void Persistence::Modified(const store::Object& o) {
-  KeyModified(o, state_.clock->NowSameWallOffset());
+void Persistence::OnModified(store::Shard& /*shard*/, const store::KeyEvent& e) {
+  KeyModified(*e.object, state_.clock->NowSameWallOffset());
 }
 
+store::Object* Persistence::OnGone(store::Shard& /*shard*/, const store::KeyEvent& e) {
+  KeyGone(e.key);
+  return nullptr;
+}
+
+// The router reads its journal slot under a shard lock (the workers' active expiry runs while
+// the journal loads), so it is switched with every shard held, in the lock order.
 void Persistence::Attach(bool on) {
-  for (int i = 0; i < state_.keyspace.shard_count(); ++i) {
-    store::Shard& shard = state_.keyspace.shard(i);
-    store::ShardGuard lock(shard);
-    shard.set_journal(on ? this : nullptr);
-  }
+  store::Keyspace& ks = state_.keyspace;
+  for (int i = 0; i < ks.shard_count(); ++i) store::LockShard(ks.shard(i), nullptr);
+  state_.key_events.set_journal(on ? this : nullptr);
+  for (int i = ks.shard_count() - 1; i >= 0; --i) store::UnlockShard(ks.shard(i));
 }
 
 std::string Persistence::RequestRewrite() {

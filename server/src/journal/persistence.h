@@ -19,7 +19,7 @@
 #include "journal/aof_files.h"
 #include "journal/journal.h"
 #include "latch/clock.h"
-#include "store/shard.h"
+#include "store/key_events.h"
 
 namespace latch {
 struct ServerState;
@@ -30,7 +30,7 @@ class Object;
 
 namespace latch::journal {
 
-class Persistence final : public store::ShardJournal {
+class Persistence final : public store::KeyEvents {
  public:
   explicit Persistence(ServerState& state);
   ~Persistence();
@@ -53,10 +53,11 @@ class Persistence final : public store::ShardJournal {
   void KeyGone(std::string_view key);
   void ShardCleared(const store::Shard& shard);
 
-  // store::ShardJournal
-  void Modified(const store::Object& o) override;
-  void Gone(std::string_view key) override { KeyGone(key); }
-  void Cleared(const store::Shard& shard) override { ShardCleared(shard); }
+  // store::KeyEvents, attached to the server's KeyEventRouter while the journal is open: the
+  // router reports a removal here before a lock waiter is handed the key.
+  void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
+  store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
+  void OnCleared(store::Shard& shard) override { ShardCleared(shard); }
 
   // BGREWRITEAOF: the reply line ("+..." or "-ERR ...").
   std::string RequestRewrite();
@@ -66,7 +67,7 @@ class Persistence final : public store::ShardJournal {
  private:
   void StartJournal();
   void OpenNew();   // first start: empty base + first incremental file + manifest
-  void Attach(bool on);  // the hook on every shard
+  void Attach(bool on);  // the journal slot of the server's key-event router
   void Maintain();  // background thread: fsync policy changes, automatic and requested rewrites
   bool WantsAutoRewrite() const;
   void Rewrite();   // rewrite.cpp

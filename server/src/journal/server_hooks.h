@@ -17,14 +17,6 @@ namespace latch::journal {
 inline constexpr std::string_view kLoadingError = "LOADING Redis is loading the dataset in memory";
 // Commands flagged kCmdLoading (Redis's "loading" flag) are let through meanwhile.
 
-// lock-restart-delay (docs/LOCKS.md): true while no lock may be granted. Callers answer as
-// for a lock held by someone else (SET NX: nil, SETNX: 0, LOCK.ACQUIRE: nil), which every
-// lock client already handles by retrying; native lock scripts fall back to Lua, whose SET NX
-// gets that answer.
-inline bool GrantsHeldBack(const ServerState& s, std::int64_t now_mono_ms) {
-  return s.grants_held_until_mono_ms.load(std::memory_order_relaxed) > now_mono_ms;
-}
-
 // appendfsync always, for the connection: the highest journal record a reply depends on is
 // ThisThreadLastSeq() (journal.h) after a command appended, or AppendedSeq() when a record was
 // appended by another thread for this client (a lock handed to a parked waiter).

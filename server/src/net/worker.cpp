@@ -45,6 +45,7 @@ void Worker::Tick() {
     std::unique_lock lock(s.mu(), std::try_to_lock);
     if (!lock.owns_lock()) continue;
     if (s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) more = true;
+    state_.locks.ForShard(i).TimeOutWaiters(now);  // WAIT deadlines on the injected Clock
     s.Trim(now);
   }
   // maxmemory compares against the heap's bytes as of the last tick (mallinfo2 per command

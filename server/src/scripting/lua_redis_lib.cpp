@@ -85,7 +85,8 @@ bool RunCommand(lua_State* L, LuaRun& run) {
   protocol::ReplyWriter writer(&run.scratch, run.resp);
   // Same time snapshot as the script: keys do not expire while it runs. No BlockHost:
   // nothing blocks inside a script.
-  CommandContext nested{views, writer, run.session, caller.server, caller.now, nullptr};
+  CommandContext nested{views, writer, run.session, caller.server, caller.now, nullptr,
+                         CommandOrigin::kScript};
   table.Dispatch(nested);
   protocol::ReplyReader reader;
   reader.Feed(run.scratch);

@@ -2,9 +2,11 @@
 
 #include <cstdint>
 
-#include "commands/arg_parse.h"
+#include "commands/errors.h"
+#include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
-#include "journal/server_hooks.h"
+#include "store/key_ops.h"
+#include "store/string_ops.h"
 
 namespace latch::scripting {
 namespace {
@@ -17,11 +19,34 @@ bool FastTtl(std::string_view arg, std::int64_t* ms) {
   return ParseInt64(arg, ms) && *ms > 0 && *ms <= kMaxFastTtl;
 }
 
-// Counts the lookup like GET does (INFO keyspace_hits / keyspace_misses).
+// The fast path's own locking: the script's keys, hashed once, their shards held. A busy
+// Lua script holding one answers BUSY (written here, so the call counts as handled).
+class ScriptKeys {
+ public:
+  ScriptKeys(CommandContext& ctx, std::span<const std::string_view> keys) {
+    refs_.Resolve(ctx.server.keyspace, keys);
+    locked_ = lock_.Lock(ctx.server.keyspace, refs_.refs(), GiveUpFlag(ctx));
+    if (!locked_) ctx.out.Error(errors::kBusyScript);
+  }
+  bool locked() const { return locked_; }
+  std::span<const KeyRef> refs() const { return refs_.refs(); }
+  const KeyRef& operator[](std::size_t i) const { return refs_.refs()[i]; }
+
+ private:
+  KeyRefs refs_;
+  ShardSet lock_;
+  bool locked_ = false;
+};
+
+// Counts a lookup like GET does (INFO keyspace_hits / keyspace_misses).
+void CountHit(CommandContext& ctx, bool hit) {
+  (hit ? ctx.server.stats.keyspace_hits : ctx.server.stats.keyspace_misses)
+      .fetch_add(1, std::memory_order_relaxed);
+}
+
 store::Object* Get(CommandContext& ctx, const KeyRef& k) {
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  (o ? ctx.server.stats.keyspace_hits : ctx.server.stats.keyspace_misses)
-      .fetch_add(1, std::memory_order_relaxed);
+  CountHit(ctx, o != nullptr);
   return o;
 }
 
@@ -29,27 +54,16 @@ bool Owns(const store::Object* o, std::string_view owner) {
   return o != nullptr && o->value() == owner;
 }
 
-// WATCH sees a change made here as it sees one made by a command.
-void Touched(CommandContext& ctx, std::string_view key) {
-  if (ctx.server.watches.active()) ctx.server.watches.Touch(key);
-}
-
-void PExpire(CommandContext& ctx, const KeyRef& k, store::Object* o, std::int64_t ttl_ms) {
-  k.shard->SetDeadline(o, ctx.now.mono_ms + ttl_ms);
-  Touched(ctx, k.key);
-}
-
-void Erase(CommandContext& ctx, const KeyRef& k, store::Object* o) {
-  k.shard->Erase(o);
-  Touched(ctx, k.key);
-}
-
 // SET key value PX ttl (the value replaces any old one; the TTL is the new one).
 void SetPx(CommandContext& ctx, const KeyRef& k, std::string_view value, std::int64_t ttl_ms) {
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-  o = k.shard->Set(o, k.key, value, false);
-  k.shard->SetDeadline(o, ctx.now.mono_ms + ttl_ms);
-  Touched(ctx, k.key);
+  store::SetParams p;
+  p.expiry = store::Expiry::At(ctx.now.mono_ms + ttl_ms);
+  store::OpSet(k, value, p, ctx.env(), nullptr);
+}
+
+// PEXPIRE on a key the script has just read as its own.
+void PExpire(CommandContext& ctx, const KeyRef& k, std::string_view owner, std::int64_t ttl) {
+  store::OpExpireIfOwner(k, owner, ctx.now.mono_ms + ttl, ctx.env());
 }
 
 // PTTL as the script sees it: -1 without a TTL, else the remaining milliseconds.
@@ -59,40 +73,35 @@ std::int64_t PTtl(CommandContext& ctx, const store::Object* o) {
   return left < 0 ? 0 : left;
 }
 
-bool CompareAndDelete(CommandContext& ctx, std::string_view key, std::string_view owner,
-                      bool minus_one_when_missing) {
-  KeyRef k = Resolve(ctx.server.keyspace, key);
-  ShardGuard lock(*k.shard);
-  store::Object* o = Get(ctx, k);
-  if (o == nullptr && minus_one_when_missing) {
-    ctx.out.Integer(-1);
-  } else if (Owns(o, owner)) {
-    Erase(ctx, k, o);
-    ctx.out.Integer(1);
-  } else {
-    ctx.out.Integer(0);
-  }
+bool CompareAndDelete(CommandContext& ctx, std::span<const std::string_view> keys,
+                      std::string_view owner, bool minus_one_when_missing) {
+  ScriptKeys k(ctx, keys.first(1));
+  if (!k.locked()) return true;
+  // The lock idiom's release, counted as such (a non-owner's attempt too).
+  const store::OpStatus s = store::OpDelIf(k[0], ValueCond::kIfEq, owner, ctx.env());
+  CountHit(ctx, s != store::OpStatus::kNoKey);  // the script's GET
+  if (s == store::OpStatus::kNoKey && minus_one_when_missing) return ctx.out.Integer(-1), true;
+  ctx.out.Integer(s == store::OpStatus::kOk ? 1 : 0);
   return true;
 }
 
 // GET == owner ? PEXPIRE ttl -> 1 : (set_nx ? SET NX PX -> 1 | 0 : 0).
-bool CompareAndPExpire(CommandContext& ctx, std::string_view key, std::string_view owner,
-                       std::string_view ttl_arg, bool set_nx) {
+bool CompareAndPExpire(CommandContext& ctx, std::span<const std::string_view> keys,
+                       std::string_view owner, std::string_view ttl_arg, bool set_nx) {
   std::int64_t ttl = 0;
-  bool ttl_ok = FastTtl(ttl_arg, &ttl);
+  const bool ttl_ok = FastTtl(ttl_arg, &ttl);
   if (set_nx && !ttl_ok) return false;  // SET rejects a bad TTL before looking at NX
-  KeyRef k = Resolve(ctx.server.keyspace, key);
-  ShardGuard lock(*k.shard);
-  store::Object* o = Get(ctx, k);
+  ScriptKeys k(ctx, keys.first(1));
+  if (!k.locked()) return true;
+  store::Object* o = Get(ctx, k[0]);
   if (Owns(o, owner)) {
     if (!ttl_ok) return false;
-    PExpire(ctx, k, o, ttl);
+    PExpire(ctx, k[0], owner, ttl);
     ctx.out.Integer(1);
   } else if (set_nx && o == nullptr) {
     if (ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM for the first write
-    // lock-restart-delay: Lua's SET NX gives the "held" answer.
-    if (journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) return false;
-    SetPx(ctx, k, owner, ttl);
+    if (ctx.env().grants_held) return false;  // lock-restart-delay: Lua's SET NX says "held"
+    SetPx(ctx, k[0], owner, ttl);
     ctx.out.Integer(1);
   } else {
     ctx.out.Integer(0);
@@ -100,46 +109,36 @@ bool CompareAndPExpire(CommandContext& ctx, std::string_view key, std::string_vi
   return true;
 }
 
-bool RedisPyExtend(CommandContext& ctx, std::string_view key,
+bool RedisPyExtend(CommandContext& ctx, std::span<const std::string_view> keys,
                    std::span<const std::string_view> argv) {
   std::int64_t additional = 0;
-  if (!ParseInt64(argv[1], &additional) || additional > kMaxFastTtl ||
-      additional < -kMaxFastTtl) {
+  if (!ParseInt64(argv[1], &additional) || additional > kMaxFastTtl || additional < -kMaxFastTtl) {
     return false;
   }
-  bool relative = argv[2] == "0";
-  KeyRef k = Resolve(ctx.server.keyspace, key);
-  ShardGuard lock(*k.shard);
-  store::Object* o = Get(ctx, k);
-  if (!Owns(o, argv[0])) {
-    ctx.out.Integer(0);
-    return true;
-  }
-  std::int64_t expiration = PTtl(ctx, o);
-  if (expiration < 0) {
-    ctx.out.Integer(0);
-    return true;
-  }
-  std::int64_t new_ttl = relative ? additional + expiration : additional;
+  const bool relative = argv[2] == "0";
+  ScriptKeys k(ctx, keys.first(1));
+  if (!k.locked()) return true;
+  store::Object* o = Get(ctx, k[0]);
+  if (!Owns(o, argv[0])) return ctx.out.Integer(0), true;
+  const std::int64_t expiration = PTtl(ctx, o);
+  if (expiration < 0) return ctx.out.Integer(0), true;
+  const std::int64_t new_ttl = relative ? additional + expiration : additional;
   if (new_ttl <= 0) return false;  // PEXPIRE would delete the key: leave it to Lua
-  PExpire(ctx, k, o, new_ttl);
+  PExpire(ctx, k[0], argv[0], new_ttl);
   ctx.out.Integer(1);
   return true;
 }
 
-bool RedisPyReacquire(CommandContext& ctx, std::string_view key, std::string_view owner,
-                      std::string_view ttl_arg) {
+bool RedisPyReacquire(CommandContext& ctx, std::span<const std::string_view> keys,
+                      std::string_view owner, std::string_view ttl_arg) {
   std::int64_t ttl = 0;
-  bool ttl_ok = FastTtl(ttl_arg, &ttl);
-  KeyRef k = Resolve(ctx.server.keyspace, key);
-  ShardGuard lock(*k.shard);
-  store::Object* o = Get(ctx, k);
-  if (!Owns(o, owner)) {
-    ctx.out.Integer(0);
-    return true;
-  }
+  const bool ttl_ok = FastTtl(ttl_arg, &ttl);
+  ScriptKeys k(ctx, keys.first(1));
+  if (!k.locked()) return true;
+  store::Object* o = Get(ctx, k[0]);
+  if (!Owns(o, owner)) return ctx.out.Integer(0), true;
   if (!ttl_ok) return false;
-  PExpire(ctx, k, o, ttl);
+  PExpire(ctx, k[0], owner, ttl);
   ctx.out.Integer(1);
   return true;
 }
@@ -149,60 +148,51 @@ bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
                    std::span<const std::string_view> argv, bool acquire) {
   std::int64_t ttl = 0;
   if (!FastTtl(argv[1], &ttl)) return false;
-  MultiShardLock lock(ctx.server.keyspace, keys);
-  for (const KeyRef& k : lock.refs()) {
-    store::Object* o = acquire ? k.shard->Find(k.key, k.hash, ctx.now.mono_ms) : Get(ctx, k);
-    if (acquire ? o != nullptr : !Owns(o, argv[0])) {
-      ctx.out.Integer(0);
-      return true;
-    }
+  ScriptKeys k(ctx, keys);
+  if (!k.locked()) return true;
+  for (const KeyRef& r : k.refs()) {
+    store::Object* o = acquire ? r.shard->Find(r.key, r.hash, ctx.now.mono_ms) : Get(ctx, r);
+    if (acquire ? o != nullptr : !Owns(o, argv[0])) return ctx.out.Integer(0), true;
   }
   // The script's first write is SET (denyoom), for extend too: Lua answers -OOM as Redis.
   if (ctx.server.OverMaxmemory()) return false;
-  if (acquire && journal::GrantsHeldBack(ctx.server, ctx.now.mono_ms)) return false;  // as above
-  for (const KeyRef& k : lock.refs()) SetPx(ctx, k, argv[0], ttl);
+  if (acquire && ctx.env().grants_held) return false;  // lock-restart-delay, as above
+  for (const KeyRef& r : k.refs()) SetPx(ctx, r, argv[0], ttl);
   ctx.out.Integer(static_cast<std::int64_t>(keys.size()));
   return true;
 }
 
 bool RedlockRelease(CommandContext& ctx, std::span<const std::string_view> keys,
                     std::string_view owner) {
-  MultiShardLock lock(ctx.server.keyspace, keys);
+  ScriptKeys k(ctx, keys);
+  if (!k.locked()) return true;
   std::int64_t count = 0;
-  for (const KeyRef& k : lock.refs()) {
-    store::Object* o = Get(ctx, k);
-    if (Owns(o, owner)) {
-      Erase(ctx, k, o);
-      ++count;
-    }
+  for (const KeyRef& r : k.refs()) {
+    const store::OpStatus s = store::OpDelIf(r, ValueCond::kIfEq, owner, ctx.env());
+    CountHit(ctx, s != store::OpStatus::kNoKey);
+    if (s == store::OpStatus::kOk) ++count;
   }
   ctx.out.Integer(count);
   return true;
 }
 
-bool UpstashExtend(CommandContext& ctx, std::string_view key, std::string_view owner,
-                   std::string_view seconds_arg) {
+bool UpstashExtend(CommandContext& ctx, std::span<const std::string_view> keys,
+                   std::string_view owner, std::string_view seconds_arg) {
   std::int64_t extra = 0;
   if (!ParseInt64(seconds_arg, &extra) || extra > kMaxFastTtl / 1000 ||
       extra < -kMaxFastTtl / 1000) {
     return false;
   }
-  KeyRef k = Resolve(ctx.server.keyspace, key);
-  ShardGuard lock(*k.shard);
-  store::Object* o = Get(ctx, k);
-  if (!Owns(o, owner)) {
-    ctx.out.Integer(0);
-    return true;
-  }
-  std::int64_t ms = PTtl(ctx, o);
-  std::int64_t ttl = ms < 0 ? -1 : (ms + 500) / 1000;  // TTL's rounding
-  if (ttl <= 0) {
-    ctx.out.Integer(0);
-    return true;
-  }
-  std::int64_t seconds = ttl + extra;
+  ScriptKeys k(ctx, keys.first(1));
+  if (!k.locked()) return true;
+  store::Object* o = Get(ctx, k[0]);
+  if (!Owns(o, owner)) return ctx.out.Integer(0), true;
+  const std::int64_t ms = PTtl(ctx, o);
+  const std::int64_t ttl = ms < 0 ? -1 : (ms + 500) / 1000;  // TTL's rounding
+  if (ttl <= 0) return ctx.out.Integer(0), true;
+  const std::int64_t seconds = ttl + extra;
   if (seconds <= 0) return false;  // EXPIRE would delete the key: leave it to Lua
-  PExpire(ctx, k, o, seconds * 1000);
+  PExpire(ctx, k[0], owner, seconds * 1000);
   ctx.out.Integer(1);
   return true;
 }
@@ -220,17 +210,17 @@ bool RunNative(NativeKind kind, CommandContext& ctx, std::span<const std::string
       return false;
     case NativeKind::kCompareAndDelete:
     case NativeKind::kRedisPyRelease:
-      return need(1, 1) && CompareAndDelete(ctx, keys[0], argv[0], false);
+      return need(1, 1) && CompareAndDelete(ctx, keys, argv[0], false);
     case NativeKind::kRedsyncDelete:
-      return need(1, 1) && CompareAndDelete(ctx, keys[0], argv[0], true);
+      return need(1, 1) && CompareAndDelete(ctx, keys, argv[0], true);
     case NativeKind::kCompareAndPExpire:
-      return need(1, 2) && CompareAndPExpire(ctx, keys[0], argv[0], argv[1], false);
+      return need(1, 2) && CompareAndPExpire(ctx, keys, argv[0], argv[1], false);
     case NativeKind::kRedsyncTouchWithSetNx:
-      return need(1, 2) && CompareAndPExpire(ctx, keys[0], argv[0], argv[1], true);
+      return need(1, 2) && CompareAndPExpire(ctx, keys, argv[0], argv[1], true);
     case NativeKind::kRedisPyExtend:
-      return need(1, 3) && RedisPyExtend(ctx, keys[0], argv);
+      return need(1, 3) && RedisPyExtend(ctx, keys, argv);
     case NativeKind::kRedisPyReacquire:
-      return need(1, 2) && RedisPyReacquire(ctx, keys[0], argv[0], argv[1]);
+      return need(1, 2) && RedisPyReacquire(ctx, keys, argv[0], argv[1]);
     case NativeKind::kRedlockAcquire:
       return need(0, 2) && RedlockSetAll(ctx, keys, argv, true);
     case NativeKind::kRedlockExtend:
@@ -238,7 +228,7 @@ bool RunNative(NativeKind kind, CommandContext& ctx, std::span<const std::string
     case NativeKind::kRedlockRelease:
       return need(0, 1) && RedlockRelease(ctx, keys, argv[0]);
     case NativeKind::kUpstashExtend:
-      return need(1, 2) && UpstashExtend(ctx, keys[0], argv[0], argv[1]);
+      return need(1, 2) && UpstashExtend(ctx, keys, argv[0], argv[1]);
   }
   return false;
 }

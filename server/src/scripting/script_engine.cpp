@@ -34,7 +34,11 @@ std::shared_ptr<const CachedScript> ScriptEngine::AddScript(CommandContext& ctx,
     // Only a script that compiles enters the cache (as in Redis). Recognised library
     // scripts compile by construction and are compiled when they first need Lua.
     std::string error;
-    std::lock_guard lock(lua_mu_);
+    if (!store::LockTimed(lua_mu_, GiveUpFlag(ctx))) {
+      ctx.out.Error(errors::kBusyScript);
+      return nullptr;
+    }
+    std::lock_guard lock(lua_mu_, std::adopt_lock);
     if (!lua_->Compile(sha, body, &error)) {
       ctx.out.Error(error);
       return nullptr;
@@ -89,8 +93,15 @@ void ScriptEngine::RunLua(CommandContext& ctx, const CachedScript& script,
     std::lock_guard lock(server_.options_mu);
     limit_ms = server_.options.lua_time_limit;
   }
-  AllShardsLock all(server_.keyspace);
-  std::lock_guard lock(lua_mu_);
+  // The keyspace frozen, then the interpreter; either wait gives up (BUSY) when another
+  // script is past busy-reply-threshold.
+  const std::atomic<bool>* give_up = GiveUpFlag(ctx);
+  ShardSet all;
+  if (!all.LockAll(server_.keyspace, give_up) || !store::LockTimed(lua_mu_, give_up)) {
+    ctx.out.Error(errors::kBusyScript);
+    return;
+  }
+  std::lock_guard lock(lua_mu_, std::adopt_lock);
   std::string error;
   if (!lua_->Compile(script.sha, script.body, &error)) {  // after a FLUSH, or a native one
     ctx.out.Error(error);
@@ -133,7 +144,8 @@ void ScriptEngine::ScriptFlush(CommandContext& ctx) {
   }
   auto fresh = std::make_unique<LuaEngine>();
   {
-    std::lock_guard lock(lua_mu_);
+    if (!store::LockTimed(lua_mu_, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
+    std::lock_guard lock(lua_mu_, std::adopt_lock);
     cache_.Clear();
     lua_.swap(fresh);
   }

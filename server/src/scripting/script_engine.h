@@ -3,14 +3,16 @@
 // interpreter and the native path for known library lock scripts.
 //
 // Concurrency:
-// - A Lua run holds AllShardsLock for its whole run (the keyspace is frozen, as in Redis),
+// - A Lua run holds every shard for its whole run (the keyspace is frozen, as in Redis),
 //   then lua_mu_ (the interpreter). SCRIPT LOAD/FLUSH take lua_mu_ alone. lua_mu_ is always
 //   the innermost lock, and scripts cannot call SCRIPT or EVAL, so there is no deadlock.
 // - A recognised library script runs natively, locking only its keys' shards.
-// - A script past lua-time-limit sets ServerState::script_busy: other clients get BUSY and
-//   SCRIPT KILL (allowed while busy) stops it unless it has written. A client served by the
-//   same worker thread as the running script waits until the script ends: that thread is
-//   busy running it (Redis, single-threaded, makes every client wait).
+// - A script past lua-time-limit (busy-reply-threshold) sets ServerState::script_busy:
+//   other clients get BUSY, including those already waiting for a shard or for lua_mu_
+//   (every such wait gives up on the flag), and SCRIPT KILL (allowed while busy) stops it
+//   unless it has written. A client served by the same worker thread as the running script
+//   waits until the script ends: that thread is busy running it (Redis, single-threaded,
+//   makes every client wait).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -52,7 +54,7 @@ class ScriptEngine {
 
   ServerState& server_;
   ScriptCache cache_;
-  std::mutex lua_mu_;
+  std::timed_mutex lua_mu_;  // timed: waits give up when a script goes busy
   std::unique_ptr<LuaEngine> lua_;  // guarded by lua_mu_; replaced by SCRIPT FLUSH
   RunControl control_;
   std::atomic<bool> native_enabled_{true};

@@ -30,10 +30,11 @@ class Keyspace {
   }
   Shard& ShardFor(std::uint64_t hash) { return shard(ShardIndex(hash)); }
 
-  // Sum over shards, each read under its lock.
-  std::size_t TotalKeys();
-  std::size_t TotalExpires();
-  std::uint64_t TotalExpired();
+  // Sums over shards of their published counters; take no lock (approximate while writes
+  // run, exact when none do).
+  std::size_t TotalKeys() const;
+  std::size_t TotalExpires() const;
+  std::uint64_t TotalExpired() const;
 
  private:
   std::vector<std::unique_ptr<Shard>> shards_;

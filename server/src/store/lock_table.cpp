@@ -21,13 +21,9 @@ void FencingTokens::AtLeast(std::uint64_t token) {
 }
 
 LockTable::LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, LockStats& stats)
-    : shard_(shard), clock_(clock), tokens_(tokens), stats_(stats) {
-  shard_.set_expired_lock_counter(&stats_.expired_while_held);
-}
+    : shard_(shard), clock_(clock), tokens_(tokens), stats_(stats) {}
 
 LockTable::~LockTable() {
-  shard_.set_expired_lock_counter(nullptr);
-  if (!entries_.empty()) shard_.set_watcher(nullptr);
   for (auto& [key, queue] : entries_) {
     stats_.waiters.fetch_sub(static_cast<std::int64_t>(queue.size()));
   }
@@ -35,29 +31,26 @@ LockTable::~LockTable() {
 
 LockTable::Queue& LockTable::Track(std::string_view key, std::uint64_t hash) {
   auto it = entries_.find(key, hash);
-  if (it == entries_.end()) {
-    if (entries_.empty()) shard_.set_watcher(this);
-    it = entries_.emplace(std::string(key), Queue{}).first;
-  }
+  if (it == entries_.end()) it = entries_.emplace(std::string(key), Queue{}).first;
   return it.value();
 }
 
-void LockTable::Untrack(Map::iterator it) {
-  entries_.erase(it);
-  if (entries_.empty()) shard_.set_watcher(nullptr);
-}
-
-Object* LockTable::GrantNext(std::string_view key, Queue& queue) {
+Object* LockTable::GrantNext(std::string_view key, std::uint64_t hash, Queue& queue) {
   // Bounded by the queue's length: each turn pops one waiter.
   while (!queue.empty()) {
     LockWaiter w = std::move(queue.front());
     queue.pop_front();
     stats_.waiters.fetch_sub(1, std::memory_order_relaxed);
-    TimeSnapshot now = clock_.Now();
-    std::uint64_t token = tokens_.Next(now.wall_us);
+    const TimeSnapshot now = clock_.Now();
+    if (w.deadline_ms != 0 && w.deadline_ms <= now.mono_ms) {
+      // Its deadline passed while the key was held (or the server stalled): the deadline
+      // decides, the client has given up. Answer nil and skip it.
+      if (w.time_out) w.time_out();
+      continue;
+    }
+    const std::uint64_t token = tokens_.Next(now.wall_us);
     if (!w.grant(token)) continue;  // timed out or gone: the token is simply skipped
-    Object* o = shard_.CreateLock(key, w.owner, token);
-    shard_.SetDeadline(o, now.mono_ms + w.ttl_ms);
+    Object* o = shard_.Put(nullptr, key, hash, w.owner, Expiry::At(now.mono_ms + w.ttl_ms), token);
     stats_.grants.fetch_add(1, std::memory_order_relaxed);
     stats_.handoffs.fetch_add(1, std::memory_order_relaxed);
     return o;
@@ -65,33 +58,21 @@ Object* LockTable::GrantNext(std::string_view key, Queue& queue) {
   return nullptr;
 }
 
-std::uint64_t LockTable::TryAcquire(std::string_view key, std::uint64_t hash,
-                                    std::string_view owner, std::int64_t ttl_ms,
-                                    const TimeSnapshot& now) {
-  if (shard_.Find(key, hash, now.mono_ms) != nullptr) {
-    stats_.contended.fetch_add(1, std::memory_order_relaxed);
-    return 0;
-  }
-  // Every removal hands the key to the queue, so an absent key has nobody waiting; if a
-  // queue were left over anyway, its head goes first: a newcomer never jumps the queue.
-  if (auto it = entries_.find(key, hash); it != entries_.end()) {
-    Object* granted = GrantNext(key, it.value());
-    if (it->second.empty()) Untrack(it);
-    if (granted != nullptr) {
-      stats_.contended.fetch_add(1, std::memory_order_relaxed);
-      return 0;
-    }
-  }
-  std::uint64_t token = tokens_.Next(now.wall_us);
-  Object* o = shard_.CreateLock(key, owner, token);
-  shard_.SetDeadline(o, now.mono_ms + ttl_ms);
-  stats_.grants.fetch_add(1, std::memory_order_relaxed);
-  return token;
+Object* LockTable::GrantLeftover(std::string_view key, std::uint64_t hash) {
+  auto it = entries_.find(key, hash);
+  if (it == entries_.end()) return nullptr;
+  Object* granted = GrantNext(key, hash, it.value());
+  if (it->second.empty()) entries_.erase(it);
+  return granted;
 }
 
 std::uint64_t LockTable::Enqueue(std::string_view key, std::uint64_t hash, LockWaiter waiter) {
   waiter.id = next_waiter_id_++;
-  std::uint64_t id = waiter.id;
+  const std::uint64_t id = waiter.id;
+  if (waiter.deadline_ms != 0 &&
+      (earliest_deadline_ == 0 || waiter.deadline_ms < earliest_deadline_)) {
+    earliest_deadline_ = waiter.deadline_ms;
+  }
   Track(key, hash).push_back(std::move(waiter));
   stats_.waiters.fetch_add(1, std::memory_order_relaxed);
   return id;
@@ -101,33 +82,39 @@ void LockTable::RemoveWaiter(std::string_view key, std::uint64_t hash, std::uint
   auto it = entries_.find(key, hash);
   if (it == entries_.end()) return;
   Queue& queue = it.value();
-  auto w = std::find_if(queue.begin(), queue.end(),
-                        [id](const LockWaiter& x) { return x.id == id; });
+  auto w =
+      std::find_if(queue.begin(), queue.end(), [id](const LockWaiter& x) { return x.id == id; });
   if (w == queue.end()) return;
   queue.erase(w);
   stats_.waiters.fetch_sub(1, std::memory_order_relaxed);
-  if (queue.empty()) Untrack(it);
+  if (queue.empty()) entries_.erase(it);
 }
 
-int LockTable::Release(std::string_view key, std::uint64_t hash, std::string_view owner,
-                       const TimeSnapshot& now) {
-  Object* o = shard_.Find(key, hash, now.mono_ms);
-  if (o == nullptr) return -1;
-  if (o->value() != owner) {
-    stats_.non_owner_releases.fetch_add(1, std::memory_order_relaxed);
-    return 0;
+std::size_t LockTable::TimeOutWaiters(std::int64_t now_ms) {
+  if (earliest_deadline_ == 0 || earliest_deadline_ > now_ms) return 0;
+  std::size_t timed_out = 0;
+  std::int64_t earliest = 0;
+  std::vector<std::string> idle;
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    Queue& queue = it.value();
+    for (auto w = queue.begin(); w != queue.end();) {
+      if (w->deadline_ms != 0 && w->deadline_ms <= now_ms) {
+        if (w->time_out) w->time_out();
+        w = queue.erase(w);
+        stats_.waiters.fetch_sub(1, std::memory_order_relaxed);
+        ++timed_out;
+        continue;
+      }
+      if (w->deadline_ms != 0 && (earliest == 0 || w->deadline_ms < earliest)) {
+        earliest = w->deadline_ms;
+      }
+      ++w;
+    }
+    if (queue.empty()) idle.push_back(it->first);
   }
-  shard_.Erase(o);  // through OnKeyGone when tracked: hands the key to the next waiter
-  return 1;
-}
-
-int LockTable::Extend(std::string_view key, std::uint64_t hash, std::string_view owner,
-                      std::int64_t ttl_ms, const TimeSnapshot& now) {
-  Object* o = shard_.Find(key, hash, now.mono_ms);
-  if (o == nullptr) return -1;
-  if (o->value() != owner) return 0;
-  shard_.SetDeadline(o, now.mono_ms + ttl_ms);
-  return 1;
+  for (const auto& k : idle) entries_.erase(k);
+  earliest_deadline_ = earliest;
+  return timed_out;
 }
 
 std::optional<LockInfo> LockTable::Info(std::string_view key, std::uint64_t hash,
@@ -142,26 +129,18 @@ std::optional<LockInfo> LockTable::Info(std::string_view key, std::uint64_t hash
   return info;
 }
 
-Object* LockTable::OnKeyGone(Shard& /*shard*/, std::string_view key, std::uint64_t hash,
-                             Reason /*reason*/) {
-  auto it = entries_.find(key, hash);
-  if (it == entries_.end()) return nullptr;
-  Object* granted = GrantNext(key, it.value());
-  if (it->second.empty()) Untrack(it);  // only keys with parked waiters are tracked
-  return granted;
+Object* LockTable::OnKeyGone(std::string_view key, std::uint64_t hash) {
+  return GrantLeftover(key, hash);  // only keys with parked waiters are tracked
 }
 
-void LockTable::OnCleared(Shard& /*shard*/) {
+void LockTable::OnCleared() {
   // GrantNext only adds keys to the shard; entries_ does not change shape in this loop.
   std::vector<std::string> idle;
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    GrantNext(it->first, it.value());
+    GrantNext(it->first, HashKey(it->first), it.value());
     if (it->second.empty()) idle.push_back(it->first);
   }
-  for (const auto& k : idle) {
-    auto it = entries_.find(k);
-    if (it != entries_.end()) Untrack(it);
-  }
+  for (const auto& k : idle) entries_.erase(k);
 }
 
 LockTables::LockTables(Keyspace& keyspace, const Clock& clock) : keyspace_(keyspace) {

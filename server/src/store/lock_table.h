@@ -7,10 +7,18 @@
 // the FIFO queue of parked waiters, lives in one LockTable per shard, only for keys that
 // someone waits on: a held lock with nobody waiting costs nothing here.
 //
-// Hand-off: the table is the shard's KeyWatcher while anyone waits on a key of the shard, so every path that
-// removes a key (LOCK.RELEASE, DEL/UNLINK/GETDEL/DELEX, lazy and active expiry, FLUSHALL)
-// grants the key to the first waiter still waiting, under the same shard lock: nobody can
-// slip in between. Overwriting a held key (SET without NX) is not a removal: waiters wait on.
+// Hand-off: the shard's key events (key_events.h) reach the table through the server's
+// router whenever a key of the shard is gone, so every path that removes a key
+// (LOCK.RELEASE, DEL/UNLINK/GETDEL/DELEX, lazy and active expiry, FLUSHALL) grants the key to
+// the first waiter still waiting, under the same shard lock: nobody can slip in between.
+// Overwriting a held key (SET without NX) is not a removal: waiters wait on.
+//
+// Deadlines: a waiter's WAIT deadline is on the injected Clock. Whenever a grant and the
+// deadline race (the server stalled, the tick came late), the deadline decides: a waiter
+// whose deadline has passed is answered nil and skipped, never granted. The worker tick
+// times waiters out (TimeOutWaiters), so a ManualClock moves them too.
+//
+// The acquire/release/extend semantics are Ops (lock_ops.h); this table owns the queues.
 //
 // Fencing tokens: one server-wide counter, token = max(last + 1, wall-clock ns since the
 // epoch). Strictly increasing for every grant of every key, with no per-key memory once a
@@ -19,6 +27,8 @@
 //
 // Threading: every LockTable method runs under its shard's lock (ShardGuard), like the
 // Shard itself. FencingTokens and LockStats are atomics shared by all shards.
+#include <tsl/robin_map.h>
+
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -29,10 +39,8 @@
 #include <string_view>
 #include <vector>
 
-#include <tsl/robin_map.h>
-
 #include "latch/clock.h"
-#include "store/key_watcher.h"
+#include "store/key_events.h"
 #include "store/keyspace.h"
 
 namespace latch::store {
@@ -64,9 +72,13 @@ struct LockStats {
 struct LockWaiter {
   std::string owner;
   std::int64_t ttl_ms = 0;
+  std::int64_t deadline_ms = 0;  // monotonic, on the injected Clock; 0 waits forever
   // Called under the shard lock with the token the waiter would get: true when the waiter
   // took the grant (it replies the token), false when it had already stopped waiting.
   std::function<bool(std::uint64_t token)> grant;
+  // Called under the shard lock once the deadline has passed: answers nil unless the
+  // waiter has already stopped waiting.
+  std::function<void()> time_out;
   std::uint64_t id = 0;  // set by Enqueue
 };
 
@@ -78,39 +90,38 @@ struct LockInfo {
   std::size_t waiters = 0;
 };
 
-class LockTable final : public KeyWatcher {
+class LockTable {
  public:
   LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, LockStats& stats);
-  ~LockTable() override;
+  ~LockTable();
   LockTable(const LockTable&) = delete;
   LockTable& operator=(const LockTable&) = delete;
 
-  // Takes the lock when the key is absent: creates it (value owner, TTL ttl_ms) and returns
-  // its fencing token. Returns 0 when the key exists, whoever holds it (the same owner
-  // included: a re-acquire is not a grant, as with SET NX).
-  std::uint64_t TryAcquire(std::string_view key, std::uint64_t hash, std::string_view owner,
-                           std::int64_t ttl_ms, const TimeSnapshot& now);
+  Shard& shard() { return shard_; }
+  FencingTokens& tokens() { return tokens_; }
+  LockStats& stats() { return stats_; }
+
   // Parks a waiter at the back of the key's queue (the key must exist: call right after a
-  // failed TryAcquire under the same lock). Returns the id to pass to RemoveWaiter.
+  // failed OpAcquire under the same lock). Returns the id to pass to RemoveWaiter.
   std::uint64_t Enqueue(std::string_view key, std::uint64_t hash, LockWaiter waiter);
   // Drops a waiter that timed out or disconnected; no-op when it was already granted.
   void RemoveWaiter(std::string_view key, std::uint64_t hash, std::uint64_t id);
+  // Answers nil to, and drops, every waiter whose deadline is <= now. Cheap when none is
+  // due (one comparison with the earliest deadline). Returns how many timed out.
+  std::size_t TimeOutWaiters(std::int64_t now_ms);
+  // A newcomer never jumps the queue: when an absent key still has waiters (a removal
+  // nobody reported), the head is granted first. Returns the object it was granted, if any.
+  Object* GrantLeftover(std::string_view key, std::uint64_t hash);
 
-  // 1 released (the next waiter gets the key), 0 held by another owner, -1 not held.
-  int Release(std::string_view key, std::uint64_t hash, std::string_view owner,
-              const TimeSnapshot& now);
-  // 1 extended to now + ttl_ms, 0 held by another owner, -1 not held.
-  int Extend(std::string_view key, std::uint64_t hash, std::string_view owner,
-             std::int64_t ttl_ms, const TimeSnapshot& now);
-  std::optional<LockInfo> Info(std::string_view key, std::uint64_t hash,
-                               const TimeSnapshot& now);
+  std::optional<LockInfo> Info(std::string_view key, std::uint64_t hash, const TimeSnapshot& now);
 
   // Keys with parked waiters (a held lock's token lives in its object, not here).
   std::size_t tracked() const { return entries_.size(); }
 
-  Object* OnKeyGone(Shard& shard, std::string_view key, std::uint64_t hash,
-                    Reason reason) override;
-  void OnCleared(Shard& shard) override;
+  // From the shard's key events (through the router): a key is gone, so its first waiter
+  // still waiting is granted it; returns the new object or nullptr.
+  Object* OnKeyGone(std::string_view key, std::uint64_t hash);
+  void OnCleared();
 
  private:
   // The parked waiters of one key, oldest first. A key has an entry exactly while its queue
@@ -127,9 +138,8 @@ class LockTable final : public KeyWatcher {
   using Map = tsl::robin_map<std::string, Queue, KeyHash, KeyEq>;
 
   Queue& Track(std::string_view key, std::uint64_t hash);
-  void Untrack(Map::iterator it);
   // Pops waiters until one takes the grant; creates the key for it. `key` must be absent.
-  Object* GrantNext(std::string_view key, Queue& queue);
+  Object* GrantNext(std::string_view key, std::uint64_t hash, Queue& queue);
 
   Shard& shard_;
   const Clock& clock_;
@@ -137,6 +147,7 @@ class LockTable final : public KeyWatcher {
   LockStats& stats_;
   Map entries_;
   std::uint64_t next_waiter_id_ = 1;
+  std::int64_t earliest_deadline_ = 0;  // a lower bound of the queued deadlines; 0: none
 };
 
 // One LockTable per shard of a keyspace, plus the shared token source and counters. Lives
@@ -144,9 +155,8 @@ class LockTable final : public KeyWatcher {
 class LockTables {
  public:
   LockTables(Keyspace& keyspace, const Clock& clock);
-  LockTable& ForHash(std::uint64_t hash) {
-    return *tables_[static_cast<std::size_t>(keyspace_.ShardIndex(hash))];
-  }
+  LockTable& ForHash(std::uint64_t hash) { return ForShard(keyspace_.ShardIndex(hash)); }
+  LockTable& ForShard(int index) { return *tables_[static_cast<std::size_t>(index)]; }
   LockStats& stats() { return stats_; }
   FencingTokens& tokens() { return tokens_; }
 

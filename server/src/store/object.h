@@ -18,6 +18,11 @@
 
 namespace latch::store {
 
+// What an object's value is. Only strings exist today; a second family (hashes, sorted
+// sets) adds its tag here, its encoding behind the same block header, and its own Ops file
+// next to string_ops.h, while key_ops.h (DEL, EXPIRE, TTL) serves every type unchanged.
+enum class ObjectType : std::uint8_t { kString };
+
 class Object : public TimerNode {
  public:
   static constexpr std::size_t kMaxLength = 0x7FFFFFFF;  // of a key or a value
@@ -36,6 +41,9 @@ class Object : public TimerNode {
   // Replaces the value in place; the caller checked ValueFits.
   void SetValue(std::string_view value);
 
+  // The tag lives in no bits yet: with one type there is nothing to store. The next type
+  // takes bit 30 of key_len_ (keys stay below proto-max-bulk-len's 512 MB default).
+  ObjectType type() const { return ObjectType::kString; }
   std::string_view key() const { return {bytes(), key_size()}; }
   std::string_view value() const { return {bytes() + key_size(), val_len_}; }
   // The fencing token of the LOCK.ACQUIRE grant that created the key, 0 when none.

@@ -1,7 +1,12 @@
 #pragma once
 // One shard of the keyspace: a slab of objects (slab.h), an index of their 32-bit handles
-// (handle_table.h, 8-byte slots) and the timer wheel of their TTLs. This is the Op layer: it never sees a socket or a reply; callers (the
-// command handlers) hold mu() around every call and pass one `now` per command.
+// (handle_table.h, 8-byte slots) and the timer wheel of their TTLs. Storage primitives only:
+// what a write means (SET's NX/XX/GET rules, a lock grant...) is the Op layer's
+// (string_ops.h, key_ops.h, lock_ops.h). Callers hold mu() around every call and pass one
+// `now` per command; keys arrive with their hash (key_ref.h), never hashed again here.
+//
+// Every change is reported once, under the lock, to the shard's KeyEvents hook
+// (key_events.h): that is how WATCH, lock waiters and counters learn of it.
 //
 // Expiry: every lookup checks the deadline (lazy expiry), so a key is never visible after
 // its deadline whatever the wheel's progress; ExpireDue() reclaims memory in bounded steps.
@@ -12,7 +17,7 @@
 #include <string_view>
 
 #include "store/handle_table.h"
-#include "store/key_watcher.h"
+#include "store/key_events.h"
 #include "store/object.h"
 #include "store/slab.h"
 #include "store/timer_wheel.h"
@@ -32,45 +37,47 @@ struct SlabSpace {
   static std::uint32_t HandleOf(const TimerNode* n) { return Slab::HandleOf(n); }
 };
 
-// The journal's view of a shard's changes (journal/persistence.h), called under the lock with
-// the key's resulting state. A narrow interim hook until the store reports key events itself.
-class ShardJournal {
- public:
-  virtual ~ShardJournal() = default;
-  virtual void Modified(const Object& o) = 0;
-  virtual void Gone(std::string_view key) = 0;
-  virtual void Cleared(const Shard& shard) = 0;
+// What a Put does with the key's deadline.
+struct Expiry {
+  enum class Mode : std::uint8_t { kClear, kKeep, kSet };
+  Mode mode = Mode::kClear;
+  std::int64_t deadline_ms = 0;  // monotonic, for kSet (> 0)
+  static Expiry Clear() { return {}; }
+  static Expiry Keep() { return {Mode::kKeep, 0}; }
+  static Expiry At(std::int64_t deadline_ms) { return {Mode::kSet, deadline_ms}; }
 };
 
 class Shard {
  public:
-  explicit Shard(std::int64_t now_ms);
+  // A timed mutex: a client's command waits for a shard in slices and answers BUSY when a
+  // script holds it too long (shard_lock.h); the uncontended path is the same pthread lock.
+  using Mutex = std::timed_mutex;
+
+  Shard(int index, std::int64_t now_ms);
   ~Shard();
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
 
-  std::mutex& mu() { return mu_; }
+  Mutex& mu() { return mu_; }
+  // Position in the keyspace: shard locks are always taken in ascending index order.
+  int index() const { return index_; }
 
   // The live object for key, or nullptr. An expired object found here is deleted (and
-  // when a watcher hands the key to a lock waiter, the new object is returned).
+  // when a lock waiter is handed the key, the new object is returned).
   Object* Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
-  // Creates or overwrites key. With keep_ttl the existing deadline stays, otherwise the key
-  // no longer expires (SET semantics). `existing` is Find()'s result for the same key and
-  // command (may be nullptr). Returns the object now holding the key.
-  Object* Set(Object* existing, std::string_view key, std::string_view value, bool keep_ttl);
-  // Creates an absent key that carries a LOCK.ACQUIRE fencing token (object.h).
-  Object* CreateLock(std::string_view key, std::string_view owner, std::uint64_t token);
+  // Creates or overwrites key with `value`; `existing` is Find()'s result for the same key
+  // and command (may be nullptr). A new key may carry a LOCK.ACQUIRE fencing token (an
+  // overwrite keeps the old object's token). Returns the object now holding the key.
+  Object* Put(Object* existing, std::string_view key, std::uint64_t hash, std::string_view value,
+              Expiry expiry, std::uint64_t token = 0);
   // Sets (deadline > 0) or removes (0) the key's monotonic deadline.
-  void SetDeadline(Object* o, std::int64_t deadline_ms);
-  // Removes o (the watcher, if any, is told and may re-create the key for a waiter).
-  void Erase(Object* o);
+  void SetDeadline(Object* o, std::uint64_t hash, std::int64_t deadline_ms);
+  // Removes o (the hook is told and may re-create the key for a lock waiter).
+  void Erase(Object* o, std::uint64_t hash);
   void Clear();
 
-  // Installed by the lock table while it tracks keys of this shard; nullptr otherwise.
-  void set_watcher(KeyWatcher* w) { watcher_ = w; }
-  void set_journal(ShardJournal* j) { journal_ = j; }
-  // Counts keys with a fencing token that expired (LOCK.ACQUIRE leases that ran out).
-  void set_expired_lock_counter(std::atomic<std::uint64_t>* c) { expired_locks_ = c; }
+  // The one hook for this shard's key events; nullptr reports nothing (unit tests).
+  void set_events(KeyEvents* e) { events_ = e; }
 
   // Gives idle empty pages back to the kernel, a bounded batch (Slab::Trim). Call it on the
   // periodic tick.
@@ -80,13 +87,12 @@ class Shard {
   // Reclaims up to `budget` keys whose deadline <= now. Returns how many.
   std::size_t ExpireDue(std::int64_t now_ms, std::size_t budget);
 
-  std::size_t size() const { return set_.size(); }
+  // Counters published after every change, readable without the lock (INFO, DBSIZE,
+  // /metrics never wait for a shard, so a busy script cannot stall them).
+  std::size_t size() const { return keys_.load(std::memory_order_relaxed); }
+  std::size_t expires() const { return expires_.load(std::memory_order_relaxed); }
+  std::uint64_t expired_total() const { return expired_total_.load(std::memory_order_relaxed); }
   std::size_t buckets() const { return set_.bucket_count(); }
-  std::size_t expires() const { return wheel_.size(); }
-  std::uint64_t expired_total() const { return expired_total_; }
-  // Counts every change to the shard (set, delete, TTL change, expiry): WATCH compares it
-  // before and after a write command to learn whether the command changed anything.
-  std::uint64_t mutations() const { return mutations_; }
 
   template <class Fn>
   void ForEach(Fn&& fn) const {
@@ -98,18 +104,23 @@ class Shard {
   Object* NewObject(std::string_view key, std::string_view value, std::uint64_t token);
   // Gives the object's block back; it must be off the wheel and out of the set.
   void FreeObject(Object* o) { slab_.Free(Slab::HandleOf(o)); }
-  // An object found past its deadline, already unlinked, leaves: counted, watcher told.
+  // An object found past its deadline, already unlinked, leaves: counted, hook told.
   Object* OnExpired(Object* o, std::uint64_t hash);
+  void Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash);
+  void Publish() {
+    keys_.store(set_.size(), std::memory_order_relaxed);
+    expires_.store(wheel_.size(), std::memory_order_relaxed);
+  }
 
-  std::mutex mu_;
+  Mutex mu_;
+  int index_;
   Slab slab_;
   HandleTable set_;
   BasicTimerWheel<SlabSpace> wheel_;
-  std::uint64_t expired_total_ = 0;
-  std::uint64_t mutations_ = 0;
-  KeyWatcher* watcher_ = nullptr;
-  ShardJournal* journal_ = nullptr;
-  std::atomic<std::uint64_t>* expired_locks_ = nullptr;
+  KeyEvents* events_ = nullptr;
+  std::atomic<std::size_t> keys_{0};
+  std::atomic<std::size_t> expires_{0};
+  std::atomic<std::uint64_t> expired_total_{0};
 };
 
 }  // namespace latch::store

@@ -1,4 +1,4 @@
-#include "commands/value_digest.h"
+#include "store/value_digest.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -1,0 +1,43 @@
+#pragma once
+// The server's one KeyEvents hook (store/key_events.h), installed on every shard: it hands
+// each key event to the concerns that listen to writes, in a fixed order, under the shard's
+// lock:
+//   1. WATCH: a modified or gone key marks its watchers dirty (WatchRegistry::Touch);
+//   2. lock waiters: a gone key is granted to its first waiter (store::LockTable);
+//   3. counters: LOCK.ACQUIRE leases that ran out (LockStats::expired_while_held);
+//   4. the journal, when one is attached (set_journal): every event, grants included.
+// Commands never call any of these themselves, so none of them can be skipped.
+#include <atomic>
+
+#include "store/key_events.h"
+#include "store/keyspace.h"
+#include "store/lock_table.h"
+#include "watch_registry.h"
+
+namespace latch {
+
+class KeyEventRouter final : public store::KeyEvents {
+ public:
+  // Installs itself on every shard of `keyspace`; the destructor uninstalls it.
+  KeyEventRouter(store::Keyspace& keyspace, store::LockTables& locks, WatchRegistry& watches);
+  ~KeyEventRouter() override;
+  KeyEventRouter(const KeyEventRouter&) = delete;
+  KeyEventRouter& operator=(const KeyEventRouter&) = delete;
+
+  // An append-only journal (AOF): sees every event after the other listeners, under the
+  // shard lock, in the order the shard applied them. nullptr detaches. Set it before the
+  // server serves clients.
+  void set_journal(store::KeyEvents* journal) { journal_ = journal; }
+
+  void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
+  store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
+  void OnCleared(store::Shard& shard) override;
+
+ private:
+  store::Keyspace& keyspace_;
+  store::LockTables& locks_;
+  WatchRegistry& watches_;
+  store::KeyEvents* journal_ = nullptr;
+};
+
+}  // namespace latch

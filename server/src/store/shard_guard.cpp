@@ -1,0 +1,56 @@
+#include "store/shard_guard.h"
+
+#include <chrono>
+#include <vector>
+
+namespace latch::store {
+namespace {
+// Indexed by shard index: the shard this thread holds at that index, or nullptr. Grows to
+// the largest index seen (the shard count), once per thread.
+thread_local std::vector<const Shard*> t_held;
+
+// How often a waiting client looks at the busy flag: short enough that BUSY follows the
+// threshold closely, long enough that a waiter costs nothing measurable.
+constexpr auto kWaitSlice = std::chrono::milliseconds(2);
+}  // namespace
+
+bool ThisThreadHolds(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index());
+  return i < t_held.size() && t_held[i] == &s;
+}
+
+void NoteHeld(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index());
+  if (i >= t_held.size()) t_held.resize(i + 1, nullptr);
+  t_held[i] = &s;
+}
+
+void NoteReleased(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index());
+  if (i < t_held.size() && t_held[i] == &s) t_held[i] = nullptr;
+}
+
+bool LockTimed(std::timed_mutex& mu, const std::atomic<bool>* give_up) {
+  if (give_up == nullptr) {
+    mu.lock();
+    return true;
+  }
+  if (mu.try_lock()) return true;
+  while (!mu.try_lock_for(kWaitSlice)) {
+    if (give_up->load(std::memory_order_relaxed)) return false;
+  }
+  return true;
+}
+
+bool LockShard(Shard& s, const std::atomic<bool>* give_up) {
+  if (!LockTimed(s.mu(), give_up)) return false;
+  NoteHeld(s);
+  return true;
+}
+
+void UnlockShard(Shard& s) {
+  NoteReleased(s);
+  s.mu().unlock();
+}
+
+}  // namespace latch::store

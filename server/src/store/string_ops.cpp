@@ -1,0 +1,87 @@
+#include "store/string_ops.h"
+
+#include <charconv>
+#include <climits>
+
+#include "latch/protocol/int_parse.h"
+#include "store/lock_table.h"
+
+namespace latch::store {
+namespace {
+
+// Whether SET's condition lets the write happen (kOk), or why not.
+OpStatus CheckSetCond(const SetParams& p, const Object* o, const OpEnv& env) {
+  switch (p.cond) {
+    case SetParams::Cond::kNone:
+      return OpStatus::kOk;
+    case SetParams::Cond::kNx:
+      return o == nullptr && !env.grants_held ? OpStatus::kOk : OpStatus::kNotMet;
+    case SetParams::Cond::kXx:
+      return o != nullptr ? OpStatus::kOk : OpStatus::kNotMet;
+    case SetParams::Cond::kValue:
+      break;
+  }
+  if (o == nullptr) {
+    // IFEQ/IFDEQ never create the key; IFNE/IFDNE do (nothing differs from a missing key).
+    const bool creates = p.value_cond == ValueCond::kIfNe || p.value_cond == ValueCond::kIfDne;
+    return creates ? OpStatus::kOk : OpStatus::kNotMet;
+  }
+  switch (CheckValueCond(p.value_cond, p.cond_arg, o->value())) {
+    case CondResult::kMet:
+      return OpStatus::kOk;
+    case CondResult::kNotMet:
+      return OpStatus::kNotMet;
+    case CondResult::kBadDigest:
+      return OpStatus::kBadDigest;
+  }
+  return OpStatus::kNotMet;
+}
+
+}  // namespace
+
+OpStatus OpSet(const KeyRef& k, std::string_view value, const SetParams& p, const OpEnv& env,
+               SetResult* result) {
+  Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
+  const OpStatus status = CheckSetCond(p, o, env);
+  if (status == OpStatus::kBadDigest) return status;
+  if (p.get && result != nullptr) {
+    result->had_old = o != nullptr;
+    if (o != nullptr) result->old.assign(o->value());
+  }
+  // SET key owner NX PX ttl: the Redis lock idiom, counted with LOCK.ACQUIRE's grants.
+  if (p.cond == SetParams::Cond::kNx && p.expiry.mode == Expiry::Mode::kSet &&
+      env.lock_stats != nullptr) {
+    (status == OpStatus::kOk ? env.lock_stats->grants : env.lock_stats->contended)
+        .fetch_add(1, std::memory_order_relaxed);
+  }
+  if (status != OpStatus::kOk) return status;
+  k.shard->Put(o, k.key, k.hash, value, p.expiry);
+  return OpStatus::kOk;
+}
+
+OpStatus OpIncrBy(const KeyRef& k, std::int64_t delta, const OpEnv& env, std::int64_t* out) {
+  Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
+  std::int64_t cur = 0;
+  if (o != nullptr && !ParseInt64(o->value(), &cur)) return OpStatus::kNotInteger;
+  if ((delta < 0 && cur < 0 && delta < LLONG_MIN - cur) ||
+      (delta > 0 && cur > 0 && delta > LLONG_MAX - cur)) {
+    return OpStatus::kOverflow;
+  }
+  *out = cur + delta;
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), *out);
+  (void)ec;
+  k.shard->Put(o, k.key, k.hash, std::string_view(buf, static_cast<std::size_t>(end - buf)),
+               Expiry::Keep());
+  return OpStatus::kOk;
+}
+
+bool OpGetDel(const KeyRef& k, const OpEnv& env, std::string* value) {
+  Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
+  if (o == nullptr) return false;
+  value->assign(o->value());
+  k.shard->Erase(o, k.hash);
+  return true;
+}
+
+}  // namespace latch::store
