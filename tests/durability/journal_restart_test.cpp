@@ -255,6 +255,64 @@ TEST(JournalRestartTest, RewriteUnderLoadLosesNothingAndRedisCheckAofAccepts) {
   EXPECT_EQ(c.Command("GET", "during"), "$1\r\nx\r\n");
 }
 
+// While a large journal loads, the port answers and commands get Redis's -LOADING.
+TEST(JournalRestartTest, ClientsGetLoadingWhileTheJournalLoads) {
+  LatchdChild s(Always());
+  {
+    fs::create_directories(s.aof_dir());
+    std::ofstream manifest(s.aof_dir() + "/appendonly.aof.manifest");
+    manifest << "file appendonly.aof.1.incr.aof seq 1 type i\n";
+    std::ofstream incr(s.aof_dir() + "/appendonly.aof.1.incr.aof", std::ios::binary);
+    for (int i = 0; i < 150000; ++i) {
+      const std::string key = "k" + std::to_string(i);
+      incr << "*3\r\n$3\r\nSET\r\n$" << key.size() << "\r\n" << key << "\r\n$1\r\nv\r\n";
+    }
+  }
+  std::atomic<bool> done{false};
+  std::atomic<int> loading_replies{0};
+  std::thread probe([&] {
+    while (!done) {
+      RawConnection c(s.port(), milliseconds(500));
+      if (!c.connected()) continue;
+      while (!done) {
+        const std::string r = c.Command("GET", "probe");
+        if (r == "-LOADING Redis is loading the dataset in memory\r\n") {
+          loading_replies.fetch_add(1);
+        } else {
+          break;
+        }
+      }
+    }
+  });
+  const bool started = s.Start();
+  done = true;
+  probe.join();
+  ASSERT_TRUE(started) << s.Log();
+  EXPECT_GT(loading_replies.load(), 0);
+  RawConnection c(s.port());
+  EXPECT_EQ(c.Command("DBSIZE"), ":150000\r\n");
+  EXPECT_EQ(c.Command("SET", "probe", "x"), "+OK\r\n");
+}
+
+// auto-aof-rewrite-*: the journal is compacted by itself once it has grown enough.
+TEST(JournalRestartTest, AutomaticRewriteCompactsTheJournal) {
+  LatchdChild s({"--appendonly", "yes", "--auto-aof-rewrite-min-size", "4kb",
+                 "--auto-aof-rewrite-percentage", "100"});
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  for (int i = 0; i < 400; ++i) ASSERT_EQ(c.Command("SET", "same", std::to_string(i)), "+OK\r\n");
+  bool rewrote = false;
+  for (int i = 0; i < 100 && !rewrote; ++i) {
+    rewrote = c.Command("INFO", "persistence").find("aof_rewrites:0") == std::string::npos;
+    if (!rewrote) std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_TRUE(rewrote) << c.Command("INFO", "persistence");
+  s.Kill9();
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection again(s.port());
+  EXPECT_EQ(again.Command("GET", "same"), "$3\r\n399\r\n");
+}
+
 TEST(JournalRestartTest, InfoPersistenceHasRedisFields) {
   LatchdChild s(Always());
   ASSERT_TRUE(s.Start()) << s.Log();
