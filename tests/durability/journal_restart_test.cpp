@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -311,6 +312,28 @@ TEST(JournalRestartTest, AutomaticRewriteCompactsTheJournal) {
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection again(s.port());
   EXPECT_EQ(again.Command("GET", "same"), "$3\r\n399\r\n");
+}
+
+// aof-timestamp-enabled: Redis's "#TS:" annotations, which the loader and redis-check-aof skip.
+TEST(JournalRestartTest, TimestampAnnotationsAreWrittenAndSkipped) {
+  LatchdChild s({"--appendonly", "yes", "--appendfsync", "always", "--aof-timestamp-enabled",
+                 "yes"});
+  ASSERT_TRUE(s.Start()) << s.Log();
+  {
+    RawConnection c(s.port());
+    EXPECT_EQ(c.Command("SET", "a", "1"), "+OK\r\n");
+    EXPECT_EQ(c.Command("SET", "b", "2"), "+OK\r\n");
+  }
+  s.Kill9();
+  std::ifstream in(LastIncr(s), std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("#TS:", 0), 0u) << text;
+  std::string out;
+  EXPECT_EQ(RunCommand("redis-check-aof " + s.aof_dir() + "/appendonly.aof.manifest", &out), 0)
+      << out;
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  EXPECT_EQ(c.Command("MGET", "a", "b"), "*2\r\n$1\r\n1\r\n$1\r\n2\r\n");
 }
 
 TEST(JournalRestartTest, InfoPersistenceHasRedisFields) {
