@@ -56,7 +56,9 @@ class ServerImpl {
   // Serves, then loads the journal while clients get -LOADING (as Redis does); a journal that
   // cannot be loaded stops everything again and throws.
   int Start() {
-    const int port = StartServing();
+    bool started = false;
+    const int port = StartServing(&started);
+    if (!started) return port;  // already running: the journal is loaded
     try {
       state_.persistence->Start();
     } catch (...) {
@@ -68,10 +70,10 @@ class ServerImpl {
     return port;
   }
 
-  int StartServing() {
+  int StartServing(bool* started) {
     std::lock_guard lock(mu_);
     if (running_) return state_.tcp_port;
-    state_.loading = true;
+    *started = true;
     std::string bind;
     int port, metrics_port;
     {
@@ -101,6 +103,7 @@ class ServerImpl {
       for (int s = i; s < state_.keyspace.shard_count(); s += threads_) shards.push_back(s);
       workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
     }
+    state_.loading = true;  // until the journal is loaded (Start)
     for (auto& a : acceptors_) Accept(*a);
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
     running_ = true;
