@@ -21,6 +21,7 @@
 #include "net/connection.h"
 #include "net/listener.h"
 #include "net/worker.h"
+#include "scripting/script_engine.h"
 #include "server_state.h"
 
 namespace latch {
@@ -88,6 +89,7 @@ class ServerImpl {
     accept_ctx_.restart();
     accept_ctx_.poll();
     accept_ctx_.restart();
+    if (state_.scripting) state_.scripting->ResetShutdown();  // no worker runs yet
     const std::string first = OpenListeners(bind, port);
     if (metrics_port > 0) {
       try {
@@ -128,6 +130,9 @@ class ServerImpl {
     CloseAcceptor();
     if (accept_thread_.joinable()) accept_thread_.join();
     metrics_.Stop();
+    // A running script would keep its worker from ever seeing the shutdown (SIGTERM during
+    // `while true do end`): stop it, written or not, as SHUTDOWN NOSAVE does.
+    scripting::EngineFor(state_).KillForShutdown();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
     // Before the workers' io_contexts go: the journal's last completions are posted there.
@@ -143,6 +148,8 @@ class ServerImpl {
   void RequestShutdown() {
     if (shutdown_requested_.exchange(true)) return;
     spdlog::warn("User requested shutdown...");
+    // A script running on another worker (busy or not yet) would hold that worker forever.
+    scripting::EngineFor(state_).KillForShutdown();
     for (auto& w : workers_) w->Shutdown();
     // Wait() returns only once the listener is really closed: a caller that sees wait()
     // return and connects must be refused (a late SetStopped here let one connection in).

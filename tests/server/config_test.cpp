@@ -425,6 +425,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"enable-debug-command", "local"},
       {"hz", "20"},
       {"lua-time-limit", "100"},
+      {"busy-reply-threshold", "100"},
       {"maxmemory", "104857600"},
       {"maxmemory-policy", "noeviction"},
       {"save", ""},

@@ -191,7 +191,8 @@ void KeysOf(const CommandSpec& spec, std::span<const std::string_view> args,
 // when a script goes busy, and the client is answered BUSY (nothing ran). Writes report
 // to WATCH, lock waiters and counters themselves, through the shards' key events.
 void CommandTable::RunHandler(const CommandSpec& spec, CommandContext& ctx) const {
-  if (spec.first_key <= 0 || (spec.flags & kCmdOwnKeyLocks)) {
+  if (spec.first_key <= 0 || static_cast<std::size_t>(spec.first_key) >= ctx.argc() ||
+      (spec.flags & kCmdOwnKeyLocks)) {
     spec.handler(ctx);
     return;
   }

@@ -17,12 +17,14 @@
 namespace latch {
 namespace {
 
-// A key named twice is deleted once, as in Redis; this matters when deleting a lock hands
-// it to a queued waiter: the second mention must not delete the new holder's key. Linear:
-// a set of the names already seen, keyed by the hash the dispatcher computed.
+// A key named twice is deleted once, as in Redis. Only a lock hand-off can bring a deleted
+// key back within one DEL (the key event grants it to a queued waiter), and the second
+// mention must not delete the new holder's key. So the names already seen are kept, in a
+// hash set keyed by the dispatcher's hash (linear), only when a shard of the command has
+// waiters; otherwise a repeated name simply finds nothing. The shards are held throughout,
+// so no waiter can join while the DEL runs.
 class SeenKeys {
  public:
-  explicit SeenKeys(std::size_t n) { seen_.reserve(n); }
   // True the first time `k` is offered.
   bool First(const KeyRef& k) { return seen_.insert(Name{k.key, k.hash}).second; }
 
@@ -38,15 +40,24 @@ class SeenKeys {
   tsl::robin_set<Name, NameHash, std::equal_to<Name>, std::allocator<Name>, true> seen_;
 };
 
+bool AnyWaiters(CommandContext& ctx) {
+  for (const KeyRef& k : ctx.keys) {
+    if (ctx.server.locks.ForShard(k.shard->index()).tracked() > 0) return true;
+  }
+  return false;
+}
+
 void DelCommand(CommandContext& ctx) {
   const store::OpEnv env = ctx.env();
   std::int64_t deleted = 0;
-  if (ctx.keys.size() == 1) {
-    deleted = store::OpDel(ctx.key(0), env) ? 1 : 0;
-  } else {
-    SeenKeys seen(ctx.keys.size());
+  if (ctx.keys.size() > 1 && AnyWaiters(ctx)) {
+    SeenKeys seen;
     for (const KeyRef& k : ctx.keys) {
       if (seen.First(k) && store::OpDel(k, env)) ++deleted;
+    }
+  } else {
+    for (const KeyRef& k : ctx.keys) {
+      if (store::OpDel(k, env)) ++deleted;
     }
   }
   ctx.out.Integer(deleted);

@@ -224,6 +224,9 @@ constexpr std::array kDirectives = {
     ConfigDirective{"hz", GetNumber<&Options::hz>, SetHz, true},
     ConfigDirective{"lua-time-limit", GetNumber<&Options::lua_time_limit>,
                     SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},
+    // Redis 7's name for lua-time-limit (both are listed by CONFIG GET *, as in Redis).
+    ConfigDirective{"busy-reply-threshold", GetNumber<&Options::lua_time_limit>,
+                    SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},
     ConfigDirective{"maxmemory", GetNumber<&Options::maxmemory>,
                     SetMemory<&Options::maxmemory, 0, kInt64Max>, true},
     ConfigDirective{"maxmemory-policy", GetMaxmemoryPolicy, SetMaxmemoryPolicy, true},

@@ -15,8 +15,15 @@ namespace {
 // deadline below can overflow (about 35 years). Anything else goes to Lua.
 constexpr std::int64_t kMaxFastTtl = std::int64_t{1} << 40;
 
-bool FastTtl(std::string_view arg, std::int64_t* ms) {
-  return ParseInt64(arg, ms) && *ms > 0 && *ms <= kMaxFastTtl;
+// Through the one expiry parser (PX's rules), then the fast path's own bound.
+bool FastTtl(const CommandContext& ctx, std::string_view arg, std::int64_t* ms) {
+  std::int64_t deadline = 0;
+  if (ParseExpiry(arg, ExpiryForm{.positive_only = true}, ctx.now, &deadline) !=
+      ExpiryStatus::kOk) {
+    return false;
+  }
+  *ms = deadline - ctx.now.mono_ms;
+  return *ms <= kMaxFastTtl;
 }
 
 // The fast path's own locking: the script's keys, hashed once, their shards held. A busy
@@ -61,6 +68,12 @@ void SetPx(CommandContext& ctx, const KeyRef& k, std::string_view value, std::in
   store::OpSet(k, value, p, ctx.env(), nullptr);
 }
 
+// The lock idiom's counters: an acquire script's grant or refusal counts as LOCK.ACQUIRE's.
+void CountAcquire(CommandContext& ctx, bool granted, std::uint64_t n = 1) {
+  store::LockStats& stats = ctx.server.locks.stats();
+  (granted ? stats.grants : stats.contended).fetch_add(n, std::memory_order_relaxed);
+}
+
 // PEXPIRE on a key the script has just read as its own.
 void PExpire(CommandContext& ctx, const KeyRef& k, std::string_view owner, std::int64_t ttl) {
   store::OpExpireIfOwner(k, owner, ctx.now.mono_ms + ttl, ctx.env());
@@ -89,7 +102,7 @@ bool CompareAndDelete(CommandContext& ctx, std::span<const std::string_view> key
 bool CompareAndPExpire(CommandContext& ctx, std::span<const std::string_view> keys,
                        std::string_view owner, std::string_view ttl_arg, bool set_nx) {
   std::int64_t ttl = 0;
-  const bool ttl_ok = FastTtl(ttl_arg, &ttl);
+  const bool ttl_ok = FastTtl(ctx, ttl_arg, &ttl);
   if (set_nx && !ttl_ok) return false;  // SET rejects a bad TTL before looking at NX
   ScriptKeys k(ctx, keys.first(1));
   if (!k.locked()) return true;
@@ -102,6 +115,7 @@ bool CompareAndPExpire(CommandContext& ctx, std::span<const std::string_view> ke
     if (ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM for the first write
     if (ctx.env().grants_held) return false;  // lock-restart-delay: Lua's SET NX says "held"
     SetPx(ctx, k[0], owner, ttl);
+    CountAcquire(ctx, true);
     ctx.out.Integer(1);
   } else {
     ctx.out.Integer(0);
@@ -132,7 +146,7 @@ bool RedisPyExtend(CommandContext& ctx, std::span<const std::string_view> keys,
 bool RedisPyReacquire(CommandContext& ctx, std::span<const std::string_view> keys,
                       std::string_view owner, std::string_view ttl_arg) {
   std::int64_t ttl = 0;
-  const bool ttl_ok = FastTtl(ttl_arg, &ttl);
+  const bool ttl_ok = FastTtl(ctx, ttl_arg, &ttl);
   ScriptKeys k(ctx, keys.first(1));
   if (!k.locked()) return true;
   store::Object* o = Get(ctx, k[0]);
@@ -147,17 +161,21 @@ bool RedisPyReacquire(CommandContext& ctx, std::span<const std::string_view> key
 bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
                    std::span<const std::string_view> argv, bool acquire) {
   std::int64_t ttl = 0;
-  if (!FastTtl(argv[1], &ttl)) return false;
+  if (!FastTtl(ctx, argv[1], &ttl)) return false;
   ScriptKeys k(ctx, keys);
   if (!k.locked()) return true;
   for (const KeyRef& r : k.refs()) {
     store::Object* o = acquire ? r.shard->Find(r.key, r.hash, ctx.now.mono_ms) : Get(ctx, r);
-    if (acquire ? o != nullptr : !Owns(o, argv[0])) return ctx.out.Integer(0), true;
+    if (acquire ? o != nullptr : !Owns(o, argv[0])) {
+      if (acquire) CountAcquire(ctx, false);
+      return ctx.out.Integer(0), true;
+    }
   }
   // The script's first write is SET (denyoom), for extend too: Lua answers -OOM as Redis.
   if (ctx.server.OverMaxmemory()) return false;
   if (acquire && ctx.env().grants_held) return false;  // lock-restart-delay, as above
   for (const KeyRef& r : k.refs()) SetPx(ctx, r, argv[0], ttl);
+  if (acquire) CountAcquire(ctx, true, keys.size());
   ctx.out.Integer(static_cast<std::int64_t>(keys.size()));
   return true;
 }

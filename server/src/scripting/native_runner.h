@@ -1,6 +1,6 @@
 #pragma once
 // Runs a recognised library lock script (native_scripts.h) as C++ on the store's Op layer,
-// locking only the shards of its keys: no interpreter, no AllShardsLock. The reply is the
+// locking only the shards of its keys: no interpreter, no keyspace freeze. The reply is the
 // one the Lua script would give, byte for byte (proved by script_native_diff_test).
 #include <span>
 #include <string_view>

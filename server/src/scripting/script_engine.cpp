@@ -113,12 +113,14 @@ void ScriptEngine::RunLua(CommandContext& ctx, const CachedScript& script,
   control_.busy = &server_.script_busy;
   control_.timed_out = false;
   control_.wrote.store(false, std::memory_order_relaxed);
-  control_.kill_requested.store(false, std::memory_order_relaxed);
+  control_.kill_requested.store(shutting_down_.load(std::memory_order_relaxed),
+                                std::memory_order_relaxed);
   control_.running.store(true, std::memory_order_release);
   lua_->Run(ctx, LuaScriptCall{script.sha, keys, argv, read_only}, control_);
   control_.running.store(false, std::memory_order_release);
   if (control_.timed_out) server_.script_busy.store(false, std::memory_order_relaxed);
-  control_.kill_requested.store(false, std::memory_order_relaxed);
+  control_.kill_requested.store(shutting_down_.load(std::memory_order_relaxed),
+                                std::memory_order_relaxed);
 }
 
 void ScriptEngine::ScriptLoad(CommandContext& ctx) {

@@ -36,8 +36,15 @@ class ScriptEngine {
   void ScriptExists(CommandContext& ctx);
   void ScriptFlush(CommandContext& ctx);
   void ScriptKill(CommandContext& ctx);
-  // SHUTDOWN NOSAVE: stops a running script even if it has written.
-  void KillForShutdown() { control_.kill_requested.store(true, std::memory_order_relaxed); }
+  // SHUTDOWN NOSAVE and SIGTERM: stops a running script even if it has written, and every
+  // script started from now on at its first hook (so a shutdown cannot be outrun by a
+  // script that starts just after it).
+  void KillForShutdown() {
+    shutting_down_.store(true, std::memory_order_relaxed);
+    control_.kill_requested.store(true, std::memory_order_relaxed);
+  }
+  // A server started again after a stop runs scripts again.
+  void ResetShutdown() { shutting_down_.store(false, std::memory_order_relaxed); }
 
   // Tests: with the native path off every script runs in Lua (differential tests).
   void set_native_enabled(bool on) { native_enabled_.store(on, std::memory_order_relaxed); }
@@ -57,6 +64,7 @@ class ScriptEngine {
   std::timed_mutex lua_mu_;  // timed: waits give up when a script goes busy
   std::unique_ptr<LuaEngine> lua_;  // guarded by lua_mu_; replaced by SCRIPT FLUSH
   RunControl control_;
+  std::atomic<bool> shutting_down_{false};
   std::atomic<bool> native_enabled_{true};
   std::atomic<std::uint64_t> native_runs_{0};
 };

@@ -1,0 +1,107 @@
+// One long script must not freeze the server (issue 16 item 1), against a real latchd with
+// a real clock and a short busy-reply-threshold: another client's keyspace command sent
+// while the script runs is answered BUSY soon after the threshold (it must not wait on the
+// script's shard locks for good), SCRIPT KILL ends a script that has not written, SHUTDOWN
+// NOSAVE one that has, and SIGTERM ends the server whatever the script does.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "support/raw_connection.h"
+#include "support/server_process.h"
+
+namespace latch::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr char kBusy[] =
+    "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+    "NOSAVE.\r\n";
+constexpr int kThresholdMs = 200;
+
+// Two io threads, so that connections alternate between them: the script runs on the
+// first connection's thread and the others are served by the second one.
+LatchdProcess StartLatchd() {
+  return LatchdProcess(
+      {"--io-threads", "2", "--busy-reply-threshold", std::to_string(kThresholdMs)});
+}
+
+struct Clients {
+  explicit Clients(int port) : runner(port, milliseconds(10000)), other(port) {}
+  RawConnection runner;  // worker 0: runs the script
+  RawConnection other;   // worker 1: must keep being answered
+};
+
+// Sends `script` on c.runner without reading its reply, and returns once it runs: CLIENT
+// LIST shows the EVAL (set just before the script takes the shards), plus a moment.
+void StartScript(Clients& c, const std::string& script) {
+  ASSERT_TRUE(c.runner.Send(RawConnection::Encode({"EVAL", script, "0"})));
+  bool running = false;
+  for (int i = 0; i < 200 && !running; ++i) {
+    running = c.other.Command("CLIENT", "LIST").find("cmd=eval") != std::string::npos;
+    if (!running) std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_TRUE(running) << "the script never started";
+  std::this_thread::sleep_for(milliseconds(30));
+}
+
+// Sends GET at once (the script holds every shard, not yet past the threshold) and
+// expects BUSY within the threshold plus a little.
+void ExpectBusyGet(Clients& c) {
+  const auto start = Clock::now();
+  EXPECT_EQ(c.other.Command("GET", "k"), kBusy);
+  const auto waited = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
+  EXPECT_LT(waited, kThresholdMs + 800) << "BUSY came late";
+}
+
+TEST(ScriptFreeze, WaitingClientGetsBusyAndScriptKillEndsTheLoop) {
+  LatchdProcess latchd = StartLatchd();
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  Clients c(latchd.port());
+  StartScript(c, "while true do end");
+  ExpectBusyGet(c);
+  EXPECT_EQ(c.other.Command("PING"), kBusy);
+  EXPECT_EQ(c.other.Command("SCRIPT", "KILL"), "+OK\r\n");
+  auto reply = c.runner.ReadReply();
+  ASSERT_TRUE(reply.has_value()) << "the script was not stopped";
+  EXPECT_EQ(reply->substr(0, 46), "-ERR Script killed by user with SCRIPT KILL...");
+  EXPECT_EQ(c.other.Command("GET", "k"), "$-1\r\n");
+  EXPECT_EQ(c.runner.Command("PING"), "+PONG\r\n");
+}
+
+TEST(ScriptFreeze, ScriptThatWroteEndsWithShutdownNosave) {
+  LatchdProcess latchd = StartLatchd();
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  Clients c(latchd.port());
+  StartScript(c, "redis.call('set', 'w', '1') while true do end");
+  ExpectBusyGet(c);
+  EXPECT_EQ(c.other.Command("SCRIPT", "KILL"),
+            "-UNKILLABLE Sorry the script already executed write commands against the dataset. "
+            "You can either wait the script termination or kill the server in a hard way using "
+            "the SHUTDOWN NOSAVE command.\r\n");
+  ASSERT_TRUE(c.other.Send(RawConnection::Encode({"SHUTDOWN", "NOSAVE"})));
+  EXPECT_TRUE(c.other.WaitClosed());
+  const int status = latchd.WaitExit();
+  ASSERT_NE(status, -1) << "latchd did not exit by itself\n" << latchd.Log();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(ScriptFreeze, SigtermEndsTheServerDuringALongScript) {
+  LatchdProcess latchd = StartLatchd();
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  Clients c(latchd.port());
+  StartScript(c, "redis.call('set', 'w', '1') while true do end");
+  // A client waiting for a shard the script holds, when the signal comes.
+  ASSERT_TRUE(c.other.Send(RawConnection::Encode({"GET", "w"})));
+  const int status = latchd.Stop();  // SIGTERM, then SIGKILL after a bounded wait
+  ASSERT_NE(status, -1) << "SIGTERM was ignored\n" << latchd.Log();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+}  // namespace
+}  // namespace latch::test
