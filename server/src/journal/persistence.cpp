@@ -202,8 +202,7 @@ void Persistence::Maintain() {
     }
     journal_->set_policy(PolicyOf(appendfsync));  // CONFIG SET appendfsync
     if (requested || WantsAutoRewrite()) {
-      if (!requested) spdlog::info("Starting automatic rewriting of AOF on {}% growth",
-                                   state_.options.auto_aof_rewrite_percentage);
+      if (!requested) spdlog::info("Starting automatic rewriting of AOF on growth");
       rewrite_in_progress_ = true;
       const auto started = std::chrono::steady_clock::now();
       try {
