@@ -3,7 +3,6 @@
 // tokens continue upward, torn tails are handled as Redis does, rewrites lose nothing, and
 // redis-check-aof accepts what latchd wrote.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <atomic>
@@ -163,8 +162,7 @@ TEST(JournalRestartTest, TornTailIsCutWhenAllowedAndRefusedOtherwise) {
   }
   ASSERT_TRUE(s.Start()) << s.Log();
   EXPECT_NE(s.Log().find("!!! Warning: short read while loading the AOF file"), std::string::npos);
-  EXPECT_NE(s.Log().find("loaded anyway because aof-load-truncated is enabled"),
-            std::string::npos);
+  EXPECT_NE(s.Log().find("loaded anyway because aof-load-truncated is enabled"), std::string::npos);
   EXPECT_EQ(fs::file_size(incr), whole) << "the torn record is cut off";
   RawConnection c(s.port());
   EXPECT_EQ(c.Command("GET", "kept"), "$1\r\n1\r\n");
@@ -220,7 +218,7 @@ TEST(JournalRestartTest, RewriteUnderLoadLosesNothingAndRedisCheckAofAccepts) {
       for (int i = 0; i < kPerClient; ++i) {
         const std::string key = "w" + std::to_string(w) + ":" + std::to_string(i);
         const std::string r = (i % 2 == 0) ? c.Command("LOCK.ACQUIRE", key, "o", "600000")
-                                            : c.Command("SET", key, "o", "NX", "PX", "600000");
+                                           : c.Command("SET", key, "o", "NX", "PX", "600000");
         if (r[0] == ':' || r == "+OK\r\n") acked.fetch_add(1);
       }
     });
@@ -325,8 +323,9 @@ TEST(JournalRestartTest, Kill9DuringRewriteLosesNothingAcknowledged) {
       RawConnection c(s.port());
       std::string pipeline;
       for (int i = 0; i < 2000; ++i) {
-        pipeline += RawConnection::Encode({"SET", "bulk:" + std::to_string(round) + ":" +
-                                                      std::to_string(i), "v", "PX", "600000"});
+        pipeline +=
+            RawConnection::Encode({"SET", "bulk:" + std::to_string(round) + ":" + std::to_string(i),
+                                   "v", "PX", "600000"});
       }
       ASSERT_TRUE(c.Send(pipeline));
       for (int i = 0; i < 2000; ++i) ASSERT_EQ(c.ReadReply(), "+OK\r\n");
@@ -348,8 +347,8 @@ TEST(JournalRestartTest, Kill9DuringRewriteLosesNothingAcknowledged) {
 
 // aof-timestamp-enabled: Redis's "#TS:" annotations, which the loader and redis-check-aof skip.
 TEST(JournalRestartTest, TimestampAnnotationsAreWrittenAndSkipped) {
-  LatchdChild s({"--appendonly", "yes", "--appendfsync", "always", "--aof-timestamp-enabled",
-                 "yes"});
+  LatchdChild s(
+      {"--appendonly", "yes", "--appendfsync", "always", "--aof-timestamp-enabled", "yes"});
   ASSERT_TRUE(s.Start()) << s.Log();
   {
     RawConnection c(s.port());

@@ -1,8 +1,6 @@
 // The journal writer in-process: group commit from many threads keeps every record, in each
 // thread's order; `always` completions fire once the record is synced and never before it is
 // in the file; a file switch splits the stream at the call.
-#include "journal/journal.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,6 +14,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "journal/journal.h"
 
 namespace latch::journal {
 namespace {

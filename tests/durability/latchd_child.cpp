@@ -36,8 +36,9 @@ LatchdChild::~LatchdChild() {
 }
 
 bool LatchdChild::Start(milliseconds timeout) {
-  std::vector<std::string> argv = {LATCHD_PATH, "--port", std::to_string(port_), "--bind",
-                                   "127.0.0.1", "--dir", dir_, "--io-threads", "2"};
+  std::vector<std::string> argv = {LATCHD_PATH, "--port",       std::to_string(port_),
+                                   "--bind",    "127.0.0.1",    "--dir",
+                                   dir_,        "--io-threads", "2"};
   argv.insert(argv.end(), args_.begin(), args_.end());
   const pid_t pid = ::fork();
   if (pid == 0) {

@@ -19,8 +19,8 @@ class LatchdChild {
   LatchdChild(const LatchdChild&) = delete;
   LatchdChild& operator=(const LatchdChild&) = delete;
 
-  // Starts latchd and waits until it has loaded its journal (INFO: loading:0). False when it exited or
-  // did not answer in time; exit_status() and Log() say why.
+  // Starts latchd and waits until it has loaded its journal (INFO: loading:0). False when it exited
+  // or did not answer in time; exit_status() and Log() say why.
   bool Start(std::chrono::milliseconds timeout = std::chrono::seconds(20));
   // SIGKILL and reap: the crash.
   void Kill9();

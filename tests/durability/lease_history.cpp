@@ -29,13 +29,11 @@ void CheckKey(std::vector<Lease>& leases, HistoryVerdict& v) {
     for (const Lease* o : open) {
       ++v.overlaps;
       if (v.first_overlap.empty()) {
-        v.first_overlap = "key " + std::to_string(l->key) + ": client " +
-                          std::to_string(o->client) + " valid [" +
-                          std::to_string(o->ValidFrom()) + ", " +
-                          std::to_string(o->ValidUntil()) + ") token " +
-                          std::to_string(o->token) + ", client " + std::to_string(l->client) +
-                          " granted at " + std::to_string(l->ValidFrom()) + " token " +
-                          std::to_string(l->token);
+        v.first_overlap =
+            "key " + std::to_string(l->key) + ": client " + std::to_string(o->client) + " valid [" +
+            std::to_string(o->ValidFrom()) + ", " + std::to_string(o->ValidUntil()) + ") token " +
+            std::to_string(o->token) + ", client " + std::to_string(l->client) + " granted at " +
+            std::to_string(l->ValidFrom()) + " token " + std::to_string(l->token);
       }
     }
     open.push_back(l);

@@ -28,10 +28,10 @@ struct Lease {
 };
 
 struct HistoryVerdict {
-  std::size_t leases = 0;          // usable leases checked
-  std::size_t overlaps = 0;        // pairs of leases of one key valid at the same moment
-  std::size_t token_order = 0;     // grants in a known order whose tokens do not increase
-  std::string first_overlap;       // a description of one overlap, for the failure message
+  std::size_t leases = 0;       // usable leases checked
+  std::size_t overlaps = 0;     // pairs of leases of one key valid at the same moment
+  std::size_t token_order = 0;  // grants in a known order whose tokens do not increase
+  std::string first_overlap;    // a description of one overlap, for the failure message
 };
 
 // Checks every key's leases. O(n log n + overlaps) per key.

@@ -43,8 +43,7 @@ TEST(RecordCodecTest, RecordsReadBackAsWritten) {
   EXPECT_EQ(records[1], (std::vector<std::string>{"SET", "lease", std::string("a\r\nb\0c", 6),
                                                   "PXAT", "1700000000123"}));
   EXPECT_EQ(records[2], (std::vector<std::string>{"LATCH.LOCK", "lock", "owner",
-                                                  "1700000000000000001", "PXAT",
-                                                  "1700000000456"}));
+                                                  "1700000000000000001", "PXAT", "1700000000456"}));
   EXPECT_EQ(records[3], (std::vector<std::string>{"DEL", "k"}));
   EXPECT_EQ(records[4], (std::vector<std::string>{"LATCH.FENCE", "42"}));
   EXPECT_EQ(records[5], (std::vector<std::string>{"LATCH.FLUSHSHARD", "3", "16"}));

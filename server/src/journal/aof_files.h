@@ -19,7 +19,7 @@ namespace latch::journal {
 struct AofFile {
   std::string name;  // file name inside the AOF directory
   std::int64_t seq = 0;
-  char type = 'i';   // 'b' base, 'i' incremental
+  char type = 'i';  // 'b' base, 'i' incremental
 };
 
 struct Manifest {
@@ -31,8 +31,8 @@ struct Manifest {
 };
 
 struct AofPaths {
-  std::string dir;       // <dir>/<appenddirname>
-  std::string prefix;    // appendfilename
+  std::string dir;     // <dir>/<appenddirname>
+  std::string prefix;  // appendfilename
   std::string Manifest() const { return dir + "/" + prefix + ".manifest"; }
   std::string BaseName(std::int64_t seq) const;
   std::string IncrName(std::int64_t seq) const;

@@ -79,8 +79,9 @@ bool Journal::WriteAll(int fd, const std::string& data) {
     const int err = errno;
     if (policy() == FsyncPolicy::kAlways) {
       // As Redis: a reply may already depend on this record; no way to keep the promise.
-      spdlog::critical("Can't recover from AOF write error when the AOF fsync policy is "
-                       "'always'. Exiting...");
+      spdlog::critical(
+          "Can't recover from AOF write error when the AOF fsync policy is "
+          "'always'. Exiting...");
       std::_Exit(1);
     }
     if (last_write_ok_.exchange(false)) {
@@ -88,14 +89,17 @@ bool Journal::WriteAll(int fd, const std::string& data) {
     }
     std::this_thread::sleep_for(kRetryAfterError);
   }
-  if (!last_write_ok_.exchange(true)) spdlog::warn("AOF write error looks solved, Redis can write again.");
+  if (!last_write_ok_.exchange(true))
+    spdlog::warn("AOF write error looks solved, Redis can write again.");
   return true;
 }
 
 void Journal::SyncFd(int fd) {
   if (::fdatasync(fd) != 0 && policy() == FsyncPolicy::kAlways) {
-    spdlog::critical("Can't persist AOF for fsync error when the AOF fsync policy is 'always': "
-                     "{}. Exiting...", std::strerror(errno));
+    spdlog::critical(
+        "Can't persist AOF for fsync error when the AOF fsync policy is 'always': "
+        "{}. Exiting...",
+        std::strerror(errno));
     std::_Exit(1);
   }
 }

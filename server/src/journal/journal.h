@@ -92,12 +92,12 @@ class Journal {
   void SyncFd(int fd);
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;       // the journal thread waits for work
+  std::condition_variable cv_;         // the journal thread waits for work
   std::condition_variable synced_cv_;  // Sync() waits for the thread
-  std::string buf_;                  // the filling batch
-  std::uint64_t appended_ = 0;       // records appended so far
-  std::uint64_t synced_ = 0;         // records written and (under always) synced
-  std::uint64_t fsynced_ = 0;        // records covered by the last fdatasync
+  std::string buf_;                    // the filling batch
+  std::uint64_t appended_ = 0;         // records appended so far
+  std::uint64_t synced_ = 0;           // records written and (under always) synced
+  std::uint64_t fsynced_ = 0;          // records covered by the last fdatasync
   bool writer_idle_ = false;
   bool stop_ = false;
   bool sync_requested_ = false;

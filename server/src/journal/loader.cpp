@@ -187,8 +187,7 @@ void LoadFile(const AofPaths& paths, const AofFile& file, bool last, bool load_t
       spdlog::warn("!!! Warning: short read while loading the AOF file {}!!!", file.name);
       spdlog::warn("!!! Truncating the AOF {} at offset {} !!!", file.name, reader.valid_up_to());
       if (::truncate(path.c_str(), static_cast<off_t>(reader.valid_up_to())) != 0) {
-        throw LoadError("Error truncating the AOF file " + file.name + ": " +
-                        std::strerror(errno));
+        throw LoadError("Error truncating the AOF file " + file.name + ": " + std::strerror(errno));
       }
       spdlog::warn("AOF {} loaded anyway because aof-load-truncated is enabled", file.name);
       data.resize(reader.valid_up_to());

@@ -18,9 +18,12 @@ constexpr auto kMaintainEvery = std::chrono::milliseconds(100);
 
 FsyncPolicy PolicyOf(int appendfsync) {
   switch (appendfsync) {
-    case 0: return FsyncPolicy::kAlways;
-    case 2: return FsyncPolicy::kNo;
-    default: return FsyncPolicy::kEverysec;
+    case 0:
+      return FsyncPolicy::kAlways;
+    case 2:
+      return FsyncPolicy::kNo;
+    default:
+      return FsyncPolicy::kEverysec;
   }
 }
 }  // namespace

@@ -66,11 +66,11 @@ class Persistence final : public store::KeyEvents {
 
  private:
   void StartJournal();
-  void OpenNew();   // first start: empty base + first incremental file + manifest
+  void OpenNew();        // first start: empty base + first incremental file + manifest
   void Attach(bool on);  // the journal slot of the server's key-event router
   void Maintain();  // background thread: fsync policy changes, automatic and requested rewrites
   bool WantsAutoRewrite() const;
-  void Rewrite();   // rewrite.cpp
+  void Rewrite();  // rewrite.cpp
   // Writes the keyspace as records into `fd`, shard by shard; returns the bytes written.
   std::uint64_t WriteSnapshot(int fd);
   void Timestamp(std::string* out, const TimeSnapshot& now);
@@ -84,8 +84,8 @@ class Persistence final : public store::KeyEvents {
   std::atomic<std::int64_t> last_ts_{0};
 
   // INFO and the automatic rewrite.
-  std::atomic<std::uint64_t> base_size_{0};      // bytes of the base file
-  std::atomic<std::uint64_t> incr_sizes_{0};     // bytes of incremental files before the current
+  std::atomic<std::uint64_t> base_size_{0};   // bytes of the base file
+  std::atomic<std::uint64_t> incr_sizes_{0};  // bytes of incremental files before the current
   std::atomic<std::uint64_t> rewrite_base_size_{0};  // aof_current_size after the last rewrite
   std::atomic<bool> rewrite_in_progress_{false};
   std::atomic<bool> last_rewrite_ok_{true};

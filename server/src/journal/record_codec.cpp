@@ -45,8 +45,8 @@ void EncodeSet(std::string* out, std::string_view key, std::string_view value,
   if (deadline_wall_ms > 0) AppendDeadline(out, deadline_wall_ms);
 }
 
-void EncodeLock(std::string* out, std::string_view key, std::string_view owner,
-                std::uint64_t token, std::int64_t deadline_wall_ms) {
+void EncodeLock(std::string* out, std::string_view key, std::string_view owner, std::uint64_t token,
+                std::int64_t deadline_wall_ms) {
   AppendNumber(out, '*', deadline_wall_ms > 0 ? 6 : 4);
   AppendBulk(out, "LATCH.LOCK");
   AppendBulk(out, key);
@@ -59,7 +59,6 @@ void EncodeDel(std::string* out, std::string_view key) {
   out->append("*2\r\n$3\r\nDEL\r\n");
   AppendBulk(out, key);
 }
-
 
 void EncodeFence(std::string* out, std::uint64_t token) {
   out->append("*2\r\n$11\r\nLATCH.FENCE\r\n");

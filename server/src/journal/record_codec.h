@@ -23,8 +23,8 @@ namespace latch::journal {
 // Appenders: each appends one whole record to *out. deadline_wall_ms 0 = no expiry.
 void EncodeSet(std::string* out, std::string_view key, std::string_view value,
                std::int64_t deadline_wall_ms);
-void EncodeLock(std::string* out, std::string_view key, std::string_view owner,
-                std::uint64_t token, std::int64_t deadline_wall_ms);
+void EncodeLock(std::string* out, std::string_view key, std::string_view owner, std::uint64_t token,
+                std::int64_t deadline_wall_ms);
 void EncodeDel(std::string* out, std::string_view key);
 void EncodeFence(std::string* out, std::uint64_t token);
 void EncodeFlushShard(std::string* out, int index, int count);

@@ -24,8 +24,12 @@ void BgRewriteAofCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterPersistenceCommands(CommandTable& t) {
-  t.Add({.name = "bgrewriteaof", .arity = 1, .flags = kCmdAdmin | kCmdNoScript, .handler = BgRewriteAofCommand,
-         .group = "server", .summary = "Asynchronously rewrites the append-only file to disk.",
+  t.Add({.name = "bgrewriteaof",
+         .arity = 1,
+         .flags = kCmdAdmin | kCmdNoScript,
+         .handler = BgRewriteAofCommand,
+         .group = "server",
+         .summary = "Asynchronously rewrites the append-only file to disk.",
          .since = "1.0.0"});
 }
 
