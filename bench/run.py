@@ -26,6 +26,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -724,6 +725,10 @@ def main():
                     help="latchd's --io-threads (default 1)")
     ap.add_argument("--filter", default="", help="run throughput workloads whose name contains this")
     ap.add_argument("--update-readme", action="store_true", help="write the table into README.md")
+    # Durable modes: both servers journal with the same directives (appendonly yes and this
+    # appendfsync), each into a fresh directory, so the table compares like with like.
+    ap.add_argument("--appendfsync", choices=["always", "everysec", "no"],
+                    help="run latchd and redis-server with appendonly yes and this fsync policy")
     args = ap.parse_args()
     args.build_dir = os.path.abspath(args.build_dir)
     build(args)
@@ -747,19 +752,27 @@ def main():
     os.makedirs(log_dir, exist_ok=True)
 
     started = time.monotonic()
+    journal = {"latch": [], "redis": ["--appendonly", "no"]}
+    journal_dirs = []
+    if args.appendfsync:
+        for name in journal:
+            d = tempfile.mkdtemp(prefix="latch-bench-%s-" % name)
+            journal_dirs.append(d)
+            journal[name] = ["--appendonly", "yes", "--appendfsync", args.appendfsync,
+                             "--dir", d]
     servers = {
         "latch": Server("latch", lambda p: [args.latchd, "--port", str(p), "--bind", "127.0.0.1",
-                                            "--io-threads", str(args.latch_io_threads)],
-                        log_dir),
+                                            "--io-threads", str(args.latch_io_threads)]
+                        + journal["latch"], log_dir),
         "redis": Server("redis", lambda p: ["redis-server", "--port", str(p), "--bind",
-                                            "127.0.0.1", "--save", "", "--appendonly", "no"],
+                                            "127.0.0.1", "--save", ""] + journal["redis"],
                         log_dir),
         "null": Server("null", lambda p: [args.null, "--port", str(p)], log_dir),
     }
     report = {"expiry_timeout": args.expiry_timeout,
               "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
               "mode": "quick" if quick else "full", "rounds": rounds, "machine": machine(),
-              "latch_io_threads": args.latch_io_threads}
+              "latch_io_threads": args.latch_io_threads, "appendfsync": args.appendfsync or "off"}
     try:
         for s in servers.values():
             s.start()
@@ -787,6 +800,8 @@ def main():
     finally:
         for s in servers.values():
             s.stop()
+        for d in journal_dirs:
+            shutil.rmtree(d, ignore_errors=True)
     report["seconds"] = time.monotonic() - started
     table = markdown(report)
     with open(os.path.join(RESULTS, "latest.json"), "w") as f:

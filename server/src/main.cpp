@@ -164,6 +164,8 @@ int main(int argc, char** argv) {
     std::cerr << "Can't chdir to '" << options.dir << "': " << std::strerror(errno) << '\n';
     return 1;
   }
+  // Paths under dir (the journal's) are now relative to the working directory.
+  if (!options.dir.empty()) options.dir.clear();
 
   try {
     // The default logger is also registered under its name, which the server then uses.
@@ -209,6 +211,8 @@ int main(int argc, char** argv) {
   try {
     port = server.start();
   } catch (const std::exception& e) {
+    // The port was bound: what failed came after it (the journal's load) and is logged.
+    if (server.port() != 0) return 1;
     spdlog::critical("Failed listening on {}:{} (tcp), aborting: {}", options.bind, options.port,
                      e.what());
     if (!options.logfile.empty()) {

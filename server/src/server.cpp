@@ -20,6 +20,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "config/config_directives.h"
+#include "journal/persistence.h"
 #include "metrics/metrics_http.h"
 #include "net/connection.h"
 #include "net/listener.h"
@@ -59,9 +60,27 @@ class ServerImpl {
 
   ~ServerImpl() { Stop(); }
 
+  // Serves, then loads the journal while clients get -LOADING (as Redis does); a journal that
+  // cannot be loaded stops everything again and throws.
   int Start() {
+    bool started = false;
+    const int port = StartServing(&started);
+    if (!started) return port;  // already running: the journal is loaded
+    try {
+      state_.persistence->Start();
+    } catch (...) {
+      Stop();
+      state_.loading = false;
+      throw;
+    }
+    state_.loading = false;
+    return port;
+  }
+
+  int StartServing(bool* started) {
     std::lock_guard lock(mu_);
     if (running_) return state_.tcp_port;
+    *started = true;
     std::string bind, rest_bind;
     int port, metrics_port, rest_port;
     {
@@ -103,6 +122,7 @@ class ServerImpl {
       for (int s = i; s < state_.keyspace.shard_count(); s += threads_) shards.push_back(s);
       workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
     }
+    state_.loading = true;  // until the journal is loaded (Start)
     for (auto& a : acceptors_) Accept(*a, false);
     for (auto& a : rest_acceptors_) Accept(*a, true);
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
@@ -137,6 +157,8 @@ class ServerImpl {
     scripting::EngineFor(state_).KillForShutdown();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
+    // Before the workers' io_contexts go: the journal's last completions are posted there.
+    state_.persistence->Stop();
     workers_.clear();
     rest_sessions_.clear();  // after the workers' contexts, whose sessions unregister here
     SetStopped(true);

@@ -6,6 +6,8 @@
 
 #include <random>
 
+#include "journal/persistence.h"
+
 namespace latch {
 
 int StripedCounter::Stripe() {
@@ -51,6 +53,7 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
       start_mono_ms(clock->MonoMs()),
       run_id(RandomHex(40)) {
   log = config::ServerLogger(options);
+  persistence = std::make_shared<journal::Persistence>(*this);
   SyncHotOptions();
 }
 

@@ -28,6 +28,9 @@ class CommandTable;
 namespace scripting {
 class ScriptEngine;
 }  // namespace scripting
+namespace journal {
+class Persistence;
+}  // namespace journal
 
 // Bumped on the data path by every worker: striped, so that counting costs no cache-line
 // traffic between cores (see striped_counter.h). What INFO, /metrics and RESETSTAT do with
@@ -110,6 +113,12 @@ struct ServerState {
   std::once_flag scripting_once;
   std::shared_ptr<scripting::ScriptEngine> scripting;
   std::atomic<bool> script_busy{false};
+  // The journal, its loader and rewrite (journal/persistence.h); set by the server.
+  std::shared_ptr<journal::Persistence> persistence;
+  // True while the journal is loaded at start: commands get -LOADING (journal/loading.h).
+  std::atomic<bool> loading{false};
+  // lock-restart-delay: no lock is granted before this monotonic time (journal/restart_delay.h).
+  std::atomic<std::int64_t> grants_held_until_mono_ms{0};
   int io_threads;
   int tcp_port = 0;
   int metrics_port = 0;  // bound port of GET /metrics, 0 when off

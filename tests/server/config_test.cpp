@@ -407,12 +407,16 @@ TEST(ConfigDirectivesTest, RestBindTakesBindsFormOrEmpty) {
   EXPECT_EQ(o.rest_bind, "");
 }
 
-TEST(ConfigDirectivesTest, PersistenceCanOnlyBeOff) {
+TEST(ConfigDirectivesTest, SnapshotsRefusedJournalAccepted) {
   Options o;
   EXPECT_EQ(FindConfigDirective("save")->set(o, ""), std::nullopt);
   EXPECT_NE(FindConfigDirective("save")->set(o, "900 1"), std::nullopt);
   EXPECT_EQ(FindConfigDirective("appendonly")->set(o, "NO"), std::nullopt);
-  EXPECT_NE(FindConfigDirective("appendonly")->set(o, "yes"), std::nullopt);
+  EXPECT_EQ(FindConfigDirective("appendonly")->set(o, "yes"), std::nullopt);
+  EXPECT_EQ(FindConfigDirective("appendfsync")->set(o, "sometimes"),
+            "argument(s) must be one of the following: always, everysec, no");
+  EXPECT_EQ(FindConfigDirective("appendfilename")->set(o, "a/b"),
+            "appendfilename can't be a path, just a filename");
 }
 
 TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
@@ -441,7 +445,6 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"maxmemory", "104857600"},
       {"maxmemory-policy", "noeviction"},
       {"save", ""},
-      {"appendonly", "no"},
       {"busy-reply-threshold", "200"},
       {"protected-mode", "no"},
       {"tcp-backlog", "128"},
@@ -452,6 +455,15 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"syslog-enabled", "yes"},
       {"syslog-ident", "latch-test"},
       {"syslog-facility", "local3"},
+      {"appendonly", "yes"},
+      {"appenddirname", "journal"},
+      {"appendfilename", "latch.aof"},
+      {"appendfsync", "always"},
+      {"auto-aof-rewrite-percentage", "50"},
+      {"auto-aof-rewrite-min-size", "1048576"},
+      {"aof-load-truncated", "no"},
+      {"aof-timestamp-enabled", "yes"},
+      {"lock-restart-delay", "30000"},
   };
   // dir is the only one that does not round-trip: CONFIG GET shows the working directory.
   ASSERT_EQ(std::size(values) + 1, ConfigDirectives().size());
@@ -489,9 +501,15 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   args = {"*"};
   EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size());
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
-  // enable-debug-command, lua-time-limit, busy-reply-threshold
+  // enable-debug-command, lua-time-limit, busy-reply-threshold, aof-load-truncated,
+  // aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
+  // auto-aof-rewrite-min-size
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 6u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 11u);
+  // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
+  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size
+  args = {"*-*-*-*"};
+  EXPECT_EQ(ConfigGet(o, args).size(), 5u);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {

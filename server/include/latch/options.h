@@ -73,6 +73,17 @@ struct Options {
   // default: an embedded server never writes through or into the host's loggers. loglevel
   // (and CONFIG SET loglevel) sets this logger's level; "nothing" silences it.
   std::string logger_name = "latch";
+  // Durability (docs/LOCKS.md): the journal, with Redis's AOF directives and defaults, and
+  // the delayed restart. appendfsync: 0 always, 1 everysec, 2 no.
+  bool appendonly = false;
+  std::string appenddirname = "appendonlydir";
+  std::string appendfilename = "appendonly.aof";
+  int appendfsync = 1;
+  int auto_aof_rewrite_percentage = 100;
+  std::int64_t auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
+  bool aof_load_truncated = true;
+  bool aof_timestamp_enabled = false;
+  std::int64_t lock_restart_delay = 0;  // ms after start during which no lock is granted
 
   // Time source; null = the system clocks. Tests inject a ManualClock.
   std::shared_ptr<Clock> clock;

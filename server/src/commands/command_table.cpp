@@ -7,6 +7,7 @@
 #include "commands/arg_parse.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
+#include "journal/server_hooks.h"
 
 namespace latch {
 namespace {
@@ -58,6 +59,7 @@ CommandTable::CommandTable() {
   RegisterCompareCommands(*this);
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
+  journal::RegisterPersistenceCommands(*this);
 }
 
 void CommandTable::Add(CommandSpec spec) {
@@ -135,6 +137,10 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   }
   if (!ctx.session.authenticated && !(spec->flags & kCmdNoAuth)) {
     ctx.out.Error(errors::kNoAuth);
+    return nullptr;
+  }
+  if (ctx.server.loading.load(std::memory_order_relaxed) && !(spec->flags & kCmdLoading)) {
+    ctx.out.Error(journal::kLoadingError);
     return nullptr;
   }
   if (ctx.server.maxmemory.load(std::memory_order_relaxed) > 0 && RefusedForMemory(*spec, ctx)) {

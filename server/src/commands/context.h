@@ -97,7 +97,11 @@ struct CommandContext {
   std::size_t argc() const { return args.size(); }
   const store::KeyRef& key(std::size_t i) const { return keys[i]; }
   // What the Op layer needs: the time snapshot and the lock counters.
-  store::OpEnv env() const { return store::OpEnv{now, &server.locks.stats()}; }
+  store::OpEnv env() const {
+    return store::OpEnv{now, &server.locks.stats(),
+                        server.grants_held_until_mono_ms.load(std::memory_order_relaxed) >
+                            now.mono_ms};
+  }
 };
 
 }  // namespace latch

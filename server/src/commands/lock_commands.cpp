@@ -90,6 +90,8 @@ void AcquireCommand(CommandContext& ctx) {
     return ctx.out.Error(errors::kSyntax);
   }
   const KeyRef& k = ctx.key(0);
+  // lock-restart-delay: answered as for a held lock, even with WAIT (docs/LOCKS.md).
+  if (ctx.env().grants_held) return ctx.out.Null();
   const std::uint64_t token = store::OpAcquire(TableFor(ctx, k), k, ctx.arg(2), ttl, ctx.now);
   if (token != 0) return ctx.out.Integer(static_cast<std::int64_t>(token));
   if (!wait || ctx.host == nullptr) return ctx.out.Null();

@@ -12,6 +12,7 @@
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
 #include "metrics/stats_registry.h"
+#include "journal/persistence.h"
 #include "scripting/script_engine.h"
 #include <spdlog/logger.h>
 
@@ -80,10 +81,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("persistence", true)) {
     s.append("# Persistence\r\n");
-    Line(&s, "loading", std::uint64_t{0});
-    Line(&s, "async_loading", std::uint64_t{0});
-    Line(&s, "rdb_changes_since_last_save", std::uint64_t{0});
-    Line(&s, "aof_enabled", std::uint64_t{0});
+    st.persistence->AppendInfo(&s);  // journal/persistence.cpp
     s.append("\r\n");
   }
   if (wants("stats", true)) {

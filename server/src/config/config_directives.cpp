@@ -160,18 +160,48 @@ SetResult SetEnableDebugCommand(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
-// latchd keeps nothing on disk. `save` and `appendonly` exist so that tools which read or
-// switch them off (redis-benchmark reads both; test suites run `--save '' --appendonly no`)
-// get Redis's answers; any value that would ask for persistence is refused.
+// latchd has no RDB snapshots: `save` exists so that tools which read or switch it off
+// (redis-benchmark reads it; test suites run `--save ''`) get Redis's answer; any value that
+// asks for snapshots is refused. The journal (appendonly) is the persistence latchd offers.
 std::string GetSave(const Options&) { return ""; }
 SetResult SetSave(Options&, std::string_view value) {
   if (value.empty()) return std::nullopt;
-  return std::string("latchd does not persist data: only an empty save policy is accepted");
+  return std::string("latchd does not write RDB snapshots: only an empty save policy is "
+                     "accepted (use appendonly yes)");
 }
-std::string GetAppendonly(const Options&) { return "no"; }
-SetResult SetAppendonly(Options&, std::string_view value) {
-  if (EqualsIgnoreCase(value, "no")) return std::nullopt;
-  return std::string("latchd does not persist data: appendonly must be no");
+
+template <auto Member>
+std::string GetYesNo(const Options& o) {
+  return o.*Member ? "yes" : "no";
+}
+
+template <auto Member>
+SetResult SetYesNo(Options& o, std::string_view value) {
+  const Parsed<bool> parsed = ParseYesNo(value);
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.*Member = std::get<bool>(parsed);
+  return std::nullopt;
+}
+
+constexpr std::array<std::string_view, 3> kFsyncPolicies = {"always", "everysec", "no"};
+std::string GetAppendfsync(const Options& o) {
+  return std::string(kFsyncPolicies[static_cast<std::size_t>(o.appendfsync)]);
+}
+SetResult SetAppendfsync(Options& o, std::string_view value) {
+  const Parsed<int> parsed = ParseEnum(value, {kFsyncPolicies[0], kFsyncPolicies[1], kFsyncPolicies[2]});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.appendfsync = std::get<int>(parsed);
+  return std::nullopt;
+}
+
+// A file name inside the AOF directory, as Redis checks appendfilename / appenddirname.
+template <auto Member>
+SetResult SetPlainFileName(Options& o, std::string_view value) {
+  if (value.empty() || value.find('/') != std::string_view::npos || value == "." || value == "..") {
+    return std::string("appendfilename can't be a path, just a filename");
+  }
+  o.*Member = std::string(value);
+  return std::nullopt;
 }
 
 // Redis's policies are all recognised so that a redis.conf reads with a clear reason; only
@@ -272,7 +302,6 @@ constexpr std::array kDirectives = {
                     SetMemory<&Options::maxmemory, 0, kInt64Max>, true},
     ConfigDirective{"maxmemory-policy", GetMaxmemoryPolicy, SetMaxmemoryPolicy, true},
     ConfigDirective{"save", GetSave, SetSave, true},
-    ConfigDirective{"appendonly", GetAppendonly, SetAppendonly, true},
     ConfigDirective{"protected-mode", GetYesNo<&Options::protected_mode>,
                     SetYesNo<&Options::protected_mode>, true},
     ConfigDirective{"tcp-backlog", GetNumber<&Options::tcp_backlog>,
@@ -290,6 +319,25 @@ constexpr std::array kDirectives = {
                     SetString<&Options::syslog_ident>, false},
     ConfigDirective{"syslog-facility", GetString<&Options::syslog_facility>, SetSyslogFacility,
                     false},
+    // Durability (journal/, docs/LOCKS.md): read at start-up, except appendfsync and the
+    // automatic rewrite thresholds, which apply at once.
+    ConfigDirective{"appendonly", GetYesNo<&Options::appendonly>, SetYesNo<&Options::appendonly>,
+                    false},
+    ConfigDirective{"appenddirname", GetString<&Options::appenddirname>,
+                    SetPlainFileName<&Options::appenddirname>, false},
+    ConfigDirective{"appendfilename", GetString<&Options::appendfilename>,
+                    SetPlainFileName<&Options::appendfilename>, false},
+    ConfigDirective{"appendfsync", GetAppendfsync, SetAppendfsync, true},
+    ConfigDirective{"auto-aof-rewrite-percentage", GetNumber<&Options::auto_aof_rewrite_percentage>,
+                    SetInteger<&Options::auto_aof_rewrite_percentage, 0, kIntMax>, true},
+    ConfigDirective{"auto-aof-rewrite-min-size", GetNumber<&Options::auto_aof_rewrite_min_size>,
+                    SetMemory<&Options::auto_aof_rewrite_min_size, 0, kInt64Max>, true},
+    ConfigDirective{"aof-load-truncated", GetYesNo<&Options::aof_load_truncated>,
+                    SetYesNo<&Options::aof_load_truncated>, true},
+    ConfigDirective{"aof-timestamp-enabled", GetYesNo<&Options::aof_timestamp_enabled>,
+                    SetYesNo<&Options::aof_timestamp_enabled>, false},
+    ConfigDirective{"lock-restart-delay", GetNumber<&Options::lock_restart_delay>,
+                    SetInteger<&Options::lock_restart_delay, 0, kInt64Max>, false},
 };
 
 }  // namespace

@@ -63,27 +63,6 @@ Reason CheckOomScoreAdjValues(const Args& args) {
   return std::nullopt;
 }
 
-// `<class> <hard> <soft> <seconds>`, repeated; classes normal, replica (slave), pubsub.
-// Ignored here until the connection layer enforces the normal class's limits.
-Reason CheckClientOutputBufferLimit(const Args& args) {
-  const std::size_t values = args.size() - 1;
-  if (values == 0 || values % 4 != 0) {
-    return std::string("Wrong number of arguments in buffer limit configuration.");
-  }
-  for (std::size_t i = 1; i < args.size(); i += 4) {
-    const std::string name = ToLower(args[i]);
-    if (name != "normal" && name != "replica" && name != "slave" && name != "pubsub") {
-      return std::string("Invalid client class specified in buffer limit configuration.");
-    }
-    const std::optional<std::int64_t> seconds = ParseStrictInteger(args[i + 3]);
-    if (!ParseMemory(args[i + 1]) || !ParseMemory(args[i + 2]) || !seconds || *seconds < 0) {
-      return std::string(
-          "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
-    }
-  }
-  return std::nullopt;
-}
-
 Reason CheckLatencyPercentiles(const Args& args) {
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args.size() == 2 && args[1].empty()) break;  // `""`: no percentiles
@@ -129,8 +108,6 @@ Reason CheckFileName(const Args& args) {
   return std::nullopt;
 }
 constexpr char kDbfilenameReason[] = "dbfilename can't be a path, just a filename";
-constexpr char kAppendfilenameReason[] = "appendfilename can't be a path, just a filename";
-constexpr char kAppenddirnameReason[] = "appenddirname can't be a path, just a dirname";
 
 // Debian's redis-server is built without Redis's jemalloc, so it refuses this too.
 Reason CheckActivedefrag(const Args& args) {
@@ -204,17 +181,14 @@ Reason CheckOctalPermissions(const Args& args) {
 // Several entries per line, grouped by subject.
 // clang-format off
 constexpr std::array kIgnored = {
-    // Persistence: latchd keeps nothing on disk.
+    // Persistence: the journal's own directives are implemented (config_directives.cpp);
+    // snapshots and AOF tuning that does not apply are accepted and ignored.
     Bool("rdbchecksum"), Bool("rdbcompression"), Bool("rdb-del-sync-files"),
     Bool("stop-writes-on-bgsave-error"), Bool("rdb-save-incremental-fsync"),
     Special("dbfilename", CheckFileName<kDbfilenameReason>),
-    Special("appendfilename", CheckFileName<kAppendfilenameReason>),
-    Special("appenddirname", CheckFileName<kAppenddirnameReason>),
-    Enum("appendfsync", "everysec,always,no"), Bool("aof-rewrite-incremental-fsync"),
-    Bool("no-appendfsync-on-rewrite"), Bool("aof-load-truncated"), Bool("aof-use-rdb-preamble"),
-    Bool("aof-timestamp-enabled"), Bool("aof-disable-auto-gc"),
-    Int("auto-aof-rewrite-percentage", 0, kIntMax),
-    Memory("auto-aof-rewrite-min-size", 0, kLongMax), Int("rdb-key-save-delay", kIntMin, kIntMax),
+    Bool("aof-rewrite-incremental-fsync"),
+    Bool("no-appendfsync-on-rewrite"), Bool("aof-use-rdb-preamble"),
+    Bool("aof-disable-auto-gc"), Int("rdb-key-save-delay", kIntMin, kIntMax),
     Int("key-load-delay", kIntMin, kIntMax),
     Int("loading-process-events-interval-bytes", 1024, kIntMax),
     Enum("sanitize-dump-payload", "no,yes,clients"),
@@ -286,7 +260,6 @@ constexpr std::array kIgnored = {
     Special("notify-keyspace-events", CheckNotifyKeyspaceEvents),
     Int("tracking-table-max-keys", 0, kLongMax),
     // Clients, databases, scripting.
-    Special("client-output-buffer-limit", CheckClientOutputBufferLimit, true),
     Int("databases", 1, kIntMax), Special("lua-replicate-commands", AcceptOneArgument),
     Enum("enable-protected-configs", "no,yes,local"), Enum("enable-module-command", "no,yes,local"),
     Special("loadmodule", RefuseLoadmodule, true), Special("rename-command", RefuseRenameCommand, true),

@@ -9,6 +9,8 @@
 #include "commands/client_list.h"
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
+#include "journal/journal.h"
+#include "journal/server_hooks.h"
 #include "net/worker.h"
 
 namespace latch {
@@ -102,7 +104,7 @@ bool Connection::CloseIfOverOutputLimit(std::int64_t now_ms) {
     AppendClientLine(*session_.info, now_ms, &line);
   }
   if (!line.empty() && line.back() == '\n') line.pop_back();
-  spdlog::warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.",
+  state_.log->warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.",
                line);
   Close();
   return true;
@@ -156,7 +158,7 @@ void Connection::SafePump() {
   try {
     Pump();
   } catch (const std::exception& e) {
-    spdlog::warn("Closing client id={} after an internal failure: {}", session_.info->id, e.what());
+    state_.log->warn("Closing client id={} after an internal failure: {}", session_.info->id, e.what());
     Close();
   }
 }
@@ -200,6 +202,10 @@ void Connection::SealIfLarge() {
 // Writes the oldest pending output: the rest of sending_, else the first sealed buffer,
 // else all of out_. Replies appended meanwhile wait for the next write.
 void Connection::StartWrite() {
+  writing_ = true;
+  // appendfsync always: the replies wait until the journal records they depend on are on
+  // disk; HoldForJournal calls StartWrite again then (writing_ stays set meanwhile).
+  if (journal_seq_ != 0 && HoldForJournal()) return;
   if (sent_ == sending_.size()) {
     sent_ = 0;
     if (!sealed_.empty()) {
@@ -211,7 +217,6 @@ void Connection::StartWrite() {
       sending_.swap(out_);
     }
   }
-  writing_ = true;
   socket_.async_write_some(boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
                            [self = shared_from_this()](const boost::system::error_code& ec,
                                                        std::size_t n) { self->OnWrite(ec, n); });
@@ -293,6 +298,7 @@ void Connection::Execute(std::span<const std::string_view> args) {
   fresh_now_ = false;
   CommandContext ctx{args, writer_, session_, state_, now_, this};
   const std::size_t reply_start = out_.size();
+  const std::uint64_t journal_before = journal::ThisThreadLastSeq();
   try {
     state_.commands->Dispatch(ctx);
   } catch (const std::bad_alloc&) {
@@ -302,9 +308,10 @@ void Connection::Execute(std::span<const std::string_view> args) {
     out_.resize(reply_start);
     writer_.Error(errors::kOom);
     session_.close_after_reply = true;
-    spdlog::warn("Out of memory running a command of client id={}: replied -OOM, closing it",
+    state_.log->warn("Out of memory running a command of client id={}: replied -OOM, closing it",
                  session_.info->id);
   }
+  if (journal::ThisThreadLastSeq() != journal_before) journal_seq_ = journal::ThisThreadLastSeq();
   state_.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -335,10 +342,23 @@ void Connection::Unblock(const BlockedClient::Writer& write) {
   if (closed_ || !blocked_) return;
   blocked_.reset();
   block_timer_.cancel();
+  // A lock handed to this client was journaled by the releasing thread: wait for all so far.
+  if (write) journal_seq_ = std::max(journal_seq_, journal::AppendedSeq(state_));
   if (write) write(writer_);
   SealIfLarge();
   if (CloseIfOverOutputLimit(kReadClock)) return;
   SafePump();
+}
+
+bool Connection::HoldForJournal() {
+  const std::uint64_t seq = std::exchange(journal_seq_, 0);
+  auto& ctx = worker_.context();
+  return journal::HoldUntilDurable(state_, seq, [self = shared_from_this(), &ctx] {
+    boost::asio::post(ctx, [self] {
+      if (self->closed_) return;
+      self->StartWrite();
+    });
+  });
 }
 
 }  // namespace latch

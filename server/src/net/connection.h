@@ -77,6 +77,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   static constexpr std::int64_t kReadClock = -1;
   bool CloseIfOverOutputLimit(std::int64_t now_ms);
   void PublishBufferSizes();
+  // appendfsync always: true when the replies wait for journal record journal_seq_; StartWrite
+  // runs again once it is on disk (journal/server_hooks.h).
+  bool HoldForJournal();
 
   boost::asio::ip::tcp::socket socket_;
   ServerState& state_;
@@ -98,6 +101,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   bool parser_authenticated_ = true;
   TimeSnapshot now_{};      // taken when the last read completed
   bool fresh_now_ = false;  // now_ not yet used by a command
+  std::uint64_t journal_seq_ = 0;  // the last journal record the pending replies depend on
   std::shared_ptr<BlockedClient> blocked_;
   boost::asio::steady_timer block_timer_;
 };

@@ -113,6 +113,7 @@ bool CompareAndPExpire(CommandContext& ctx, std::span<const std::string_view> ke
     ctx.out.Integer(1);
   } else if (set_nx && o == nullptr) {
     if (ctx.server.OverMaxmemory()) return false;  // Lua answers -OOM for the first write
+    if (ctx.env().grants_held) return false;  // lock-restart-delay: Lua's SET NX says "held"
     SetPx(ctx, k[0], owner, ttl);
     CountAcquire(ctx, true);
     ctx.out.Integer(1);
@@ -172,6 +173,7 @@ bool RedlockSetAll(CommandContext& ctx, std::span<const std::string_view> keys,
   }
   // The script's first write is SET (denyoom), for extend too: Lua answers -OOM as Redis.
   if (ctx.server.OverMaxmemory()) return false;
+  if (acquire && ctx.env().grants_held) return false;  // lock-restart-delay, as above
   for (const KeyRef& r : k.refs()) SetPx(ctx, r, argv[0], ttl);
   if (acquire) CountAcquire(ctx, true, keys.size());
   ctx.out.Integer(static_cast<std::int64_t>(keys.size()));

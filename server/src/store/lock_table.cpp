@@ -14,6 +14,12 @@ std::uint64_t FencingTokens::Next(std::int64_t wall_us) {
   return next;
 }
 
+void FencingTokens::AtLeast(std::uint64_t token) {
+  std::uint64_t last = last_.load(std::memory_order_relaxed);
+  while (last < token && !last_.compare_exchange_weak(last, token, std::memory_order_relaxed)) {
+  }
+}
+
 LockTable::LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, LockStats& stats)
     : shard_(shard), clock_(clock), tokens_(tokens), stats_(stats) {}
 

@@ -50,6 +50,9 @@ class FencingTokens {
   // The next token: > every token returned before by this object, and >= wall_us * 1000.
   std::uint64_t Next(std::int64_t wall_us);
   std::uint64_t last() const { return last_.load(std::memory_order_relaxed); }
+  // Raises the counter to at least `token` (the journal's loader: tokens granted before a
+  // restart stay below every later grant, whatever the wall clock did meanwhile).
+  void AtLeast(std::uint64_t token);
 
  private:
   std::atomic<std::uint64_t> last_{0};

@@ -25,6 +25,9 @@ enum class OpStatus : std::uint8_t {
 struct OpEnv {
   TimeSnapshot now;                 // the command's time snapshot
   LockStats* lock_stats = nullptr;  // counts the lock idioms (SET NX PX, compare-and-delete)
+  // lock-restart-delay is running: a conditional creation (SET NX) is answered as for a held
+  // key (docs/LOCKS.md).
+  bool grants_held = false;
 };
 
 }  // namespace latch::store

@@ -10,12 +10,12 @@ namespace latch::store {
 namespace {
 
 // Whether SET's condition lets the write happen (kOk), or why not.
-OpStatus CheckSetCond(const SetParams& p, const Object* o) {
+OpStatus CheckSetCond(const SetParams& p, const Object* o, const OpEnv& env) {
   switch (p.cond) {
     case SetParams::Cond::kNone:
       return OpStatus::kOk;
     case SetParams::Cond::kNx:
-      return o == nullptr ? OpStatus::kOk : OpStatus::kNotMet;
+      return o == nullptr && !env.grants_held ? OpStatus::kOk : OpStatus::kNotMet;
     case SetParams::Cond::kXx:
       return o != nullptr ? OpStatus::kOk : OpStatus::kNotMet;
     case SetParams::Cond::kValue:
@@ -42,7 +42,7 @@ OpStatus CheckSetCond(const SetParams& p, const Object* o) {
 OpStatus OpSet(const KeyRef& k, std::string_view value, const SetParams& p, const OpEnv& env,
                SetResult* result) {
   Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
-  const OpStatus status = CheckSetCond(p, o);
+  const OpStatus status = CheckSetCond(p, o, env);
   if (status == OpStatus::kBadDigest) return status;
   if (p.get && result != nullptr) {
     result->had_old = o != nullptr;

@@ -1,0 +1,182 @@
+#include "journal/journal.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace latch::journal {
+namespace {
+using std::chrono::steady_clock;
+constexpr auto kEverysec = std::chrono::seconds(1);
+constexpr auto kRetryAfterError = std::chrono::milliseconds(100);
+}  // namespace
+
+Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy)
+    : fd_(fd), policy_(policy), file_size_(size) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+Journal::~Journal() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  thread_.join();
+  if (next_fd_ >= 0) ::close(next_fd_);
+  ::close(fd_);
+}
+
+std::uint64_t Journal::appended() const {
+  std::lock_guard lock(mu_);
+  return appended_;
+}
+
+bool Journal::WhenDurable(std::uint64_t seq, std::function<void()> done) {
+  if (policy() != FsyncPolicy::kAlways) return false;
+  std::lock_guard lock(mu_);
+  if (synced_ >= seq || stop_) return false;
+  waiters_.push_back({seq, std::move(done)});
+  return true;
+}
+
+void Journal::Sync() {
+  std::unique_lock lock(mu_);
+  const std::uint64_t target = appended_;
+  sync_requested_ = true;
+  if (writer_idle_) {
+    writer_idle_ = false;
+    cv_.notify_one();
+  }
+  synced_cv_.wait(lock, [&] { return fsynced_ >= target || stop_; });
+}
+
+void Journal::SwitchFile(int fd, std::uint64_t size) {
+  {
+    std::lock_guard lock(mu_);
+    if (next_fd_ >= 0) ::close(next_fd_);  // two switches in one batch: the first never ran
+    next_fd_ = fd;
+    next_size_ = size;
+    switch_at_ = buf_.size();
+    writer_idle_ = false;
+  }
+  cv_.notify_one();
+}
+
+bool Journal::WriteAll(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n >= 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    const int err = errno;
+    if (policy() == FsyncPolicy::kAlways) {
+      // As Redis: a reply may already depend on this record; no way to keep the promise.
+      spdlog::critical(
+          "Can't recover from AOF write error when the AOF fsync policy is "
+          "'always'. Exiting...");
+      std::_Exit(1);
+    }
+    if (last_write_ok_.exchange(false)) {
+      spdlog::warn("Error writing to the AOF file: {}", std::strerror(err));
+    }
+    std::this_thread::sleep_for(kRetryAfterError);
+  }
+  if (!last_write_ok_.exchange(true))
+    spdlog::warn("AOF write error looks solved, Redis can write again.");
+  return true;
+}
+
+void Journal::SyncFd(int fd) {
+  if (::fdatasync(fd) != 0 && policy() == FsyncPolicy::kAlways) {
+    spdlog::critical(
+        "Can't persist AOF for fsync error when the AOF fsync policy is 'always': "
+        "{}. Exiting...",
+        std::strerror(errno));
+    std::_Exit(1);
+  }
+}
+
+void Journal::Run() {
+  std::string batch;
+  auto last_sync = steady_clock::now();
+  bool dirty = false;  // written since the last fdatasync
+  std::unique_lock lock(mu_);
+  for (;;) {
+    while (buf_.empty() && next_fd_ < 0 && !stop_ && !sync_requested_) {
+      writer_idle_ = true;
+      if (dirty && policy() == FsyncPolicy::kEverysec) {
+        if (cv_.wait_until(lock, last_sync + kEverysec) == std::cv_status::timeout) break;
+      } else {
+        cv_.wait(lock);
+      }
+    }
+    writer_idle_ = false;
+    batch.swap(buf_);
+    buf_.clear();
+    const std::uint64_t end = appended_;
+    const int switch_fd = std::exchange(next_fd_, -1);
+    const std::size_t split = switch_at_;
+    const bool sync_requested = std::exchange(sync_requested_, false);
+    const bool stopping = stop_;
+    lock.unlock();
+
+    if (switch_fd >= 0) {
+      // The old file's tail, synced and closed before the new file gets a byte.
+      WriteAll(fd_, batch.substr(0, split));
+      SyncFd(fd_);
+      ::close(fd_);
+      fd_ = switch_fd;
+      file_size_.store(next_size_, std::memory_order_relaxed);
+      batch.erase(0, split);
+    }
+    if (!batch.empty()) {
+      WriteAll(fd_, batch);
+      file_size_.fetch_add(batch.size(), std::memory_order_relaxed);
+      dirty = true;
+    }
+    const auto now = steady_clock::now();
+    const FsyncPolicy policy = this->policy();
+    bool synced = false;
+    if (dirty && (policy == FsyncPolicy::kAlways || sync_requested || stopping ||
+                  (policy == FsyncPolicy::kEverysec && now - last_sync >= kEverysec))) {
+      SyncFd(fd_);
+      last_sync = now;
+      dirty = false;
+      synced = true;
+    }
+    unsynced_.store(dirty ? 1 : 0, std::memory_order_relaxed);
+    batch.clear();
+    if (batch.capacity() > (1u << 20)) batch.shrink_to_fit();
+
+    lock.lock();
+    synced_ = end;
+    if (synced || !dirty) fsynced_ = end;
+    std::vector<Waiter> ready;
+    for (std::size_t i = 0; i < waiters_.size();) {
+      if (waiters_[i].seq <= synced_ || stopping) {
+        ready.push_back(std::move(waiters_[i]));
+        waiters_[i] = std::move(waiters_.back());
+        waiters_.pop_back();
+      } else {
+        ++i;
+      }
+    }
+    synced_cv_.notify_all();
+    if (!ready.empty()) {
+      lock.unlock();
+      for (Waiter& w : ready) w.done();
+      lock.lock();
+    }
+    if (stopping && buf_.empty() && next_fd_ < 0) return;
+  }
+}
+
+}  // namespace latch::journal

@@ -1,0 +1,118 @@
+#pragma once
+// The journal writer: group commit onto one append-only file.
+//
+// Any thread appends encoded records to a shared buffer under a short mutex and gets the
+// record's sequence number (1, 2, ...). One journal thread takes the whole buffer, writes it
+// with one write() and, under `appendfsync always`, one fdatasync(), while the next batch
+// fills behind it. A connection that must not reply before its writes are on disk asks
+// WhenDurable(seq, done): `done` runs on the journal thread once the batch holding `seq` is
+// synced (the connection posts itself back to its own io_context from there).
+//
+// Policies (Redis's appendfsync): always = synced before any reply that depends on it;
+// everysec = written at once, fdatasync'd at most once a second (a power loss can cost about
+// a second, a kill -9 only what was still in the buffer: microseconds); no = written, the
+// kernel decides when to sync.
+//
+// Ordering: a store operation appends its record while it holds its shard's lock, so the
+// journal holds the records of one key in the order they happened.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace latch::journal {
+
+enum class FsyncPolicy { kAlways, kEverysec, kNo };
+
+namespace detail {
+// The sequence number of the last record this thread appended (0: none yet).
+inline thread_local std::uint64_t t_last_seq = 0;
+}  // namespace detail
+inline std::uint64_t ThisThreadLastSeq() { return detail::t_last_seq; }
+
+class Journal {
+ public:
+  // Takes ownership of `fd` (open for appending; its current size is `size`).
+  Journal(int fd, std::uint64_t size, FsyncPolicy policy);
+  // Writes and syncs what is buffered, runs every pending completion, joins the thread.
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  // Appends what encode(std::string*) appends (whole records) and returns their sequence
+  // number. Thread-safe; callers hold the shard lock of the key the record describes.
+  template <class Encode>
+  std::uint64_t Append(Encode&& encode) {
+    std::uint64_t seq;
+    bool wake;
+    {
+      std::lock_guard lock(mu_);
+      encode(&buf_);
+      seq = ++appended_;
+      wake = writer_idle_;
+      writer_idle_ = false;
+    }
+    if (wake) cv_.notify_one();
+    detail::t_last_seq = seq;
+    return seq;
+  }
+
+  // Under `always`: true when the records up to `seq` are not synced yet; `done` then runs on
+  // the journal thread once they are (or when the journal closes). Under the other policies,
+  // or when already synced, returns false and never calls `done`.
+  bool WhenDurable(std::uint64_t seq, std::function<void()> done);
+  // Writes and syncs everything appended so far; returns when it is on disk.
+  void Sync();
+  // From the next record on, records go to `fd` (rewrite: the new incremental file). What was
+  // appended before goes to the old file, which is synced and closed. `size` as above.
+  void SwitchFile(int fd, std::uint64_t size);
+
+  void set_policy(FsyncPolicy p) { policy_.store(p, std::memory_order_relaxed); }
+  FsyncPolicy policy() const { return policy_.load(std::memory_order_relaxed); }
+  std::uint64_t appended() const;
+  // Bytes written to the current file (its size), for INFO aof_current_size and the
+  // automatic rewrite.
+  std::uint64_t file_size() const { return file_size_.load(std::memory_order_relaxed); }
+  bool last_write_ok() const { return last_write_ok_.load(std::memory_order_relaxed); }
+  std::uint64_t pending_fsyncs() const { return unsynced_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Waiter {
+    std::uint64_t seq;
+    std::function<void()> done;
+  };
+  void Run();
+  // Writes all of `data` to fd (retrying short writes and EINTR). False on an error.
+  bool WriteAll(int fd, const std::string& data);
+  void SyncFd(int fd);
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;         // the journal thread waits for work
+  std::condition_variable synced_cv_;  // Sync() waits for the thread
+  std::string buf_;                    // the filling batch
+  std::uint64_t appended_ = 0;         // records appended so far
+  std::uint64_t synced_ = 0;           // records written and (under always) synced
+  std::uint64_t fsynced_ = 0;          // records covered by the last fdatasync
+  bool writer_idle_ = false;
+  bool stop_ = false;
+  bool sync_requested_ = false;
+  std::vector<Waiter> waiters_;
+  // A pending SwitchFile: bytes of buf_ that still belong to the old file.
+  int next_fd_ = -1;
+  std::uint64_t next_size_ = 0;
+  std::size_t switch_at_ = 0;
+
+  int fd_;
+  std::atomic<FsyncPolicy> policy_;
+  std::atomic<std::uint64_t> file_size_;
+  std::atomic<bool> last_write_ok_{true};
+  std::atomic<std::uint64_t> unsynced_{0};
+  std::thread thread_;
+};
+
+}  // namespace latch::journal

@@ -1,0 +1,41 @@
+#pragma once
+// Replays the journal into the keyspace at start-up, before clients may use it.
+//
+// Deadlines in the journal are absolute Unix times, so a key whose deadline passed while the
+// server was down is not restored (a lease that ran out stays out). Fencing tokens found in the
+// records raise the server's counter, so the next grant is above every token granted before.
+//
+// A torn last record (a crash in the middle of a write) is cut off with Redis's warnings when
+// aof-load-truncated is yes; with no, or anywhere but at the end of the last file, the server
+// refuses to start. Other damage refuses to start too. Messages are Redis's.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "journal/aof_files.h"
+#include "latch/clock.h"
+
+namespace latch::store {
+class Keyspace;
+class FencingTokens;
+}  // namespace latch::store
+
+namespace latch::journal {
+
+// The journal cannot be loaded; what() is the log line (already in Redis's words).
+class LoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct LoadResult {
+  std::uint64_t records = 0;
+  std::uint64_t max_token = 0;
+  std::uint64_t base_size = 0;   // bytes of the base file
+  std::uint64_t total_size = 0;  // bytes of every file after a truncation
+};
+
+LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, store::Keyspace& keyspace,
+                       store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated);
+
+}  // namespace latch::journal

@@ -1,0 +1,268 @@
+#include "journal/persistence.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "journal/loader.h"
+#include "journal/record_codec.h"
+#include "server_state.h"
+#include "store/object.h"
+#include "store/shard_guard.h"
+
+namespace latch::journal {
+namespace {
+constexpr auto kMaintainEvery = std::chrono::milliseconds(100);
+
+FsyncPolicy PolicyOf(int appendfsync) {
+  switch (appendfsync) {
+    case 0:
+      return FsyncPolicy::kAlways;
+    case 2:
+      return FsyncPolicy::kNo;
+    default:
+      return FsyncPolicy::kEverysec;
+  }
+}
+}  // namespace
+
+Persistence::Persistence(ServerState& state) : state_(state) {}
+
+Persistence::~Persistence() { Stop(); }
+
+void Persistence::Start() {
+  try {
+    StartJournal();
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());  // Redis's words (loader.cpp); the server stops
+    throw;
+  }
+}
+
+void Persistence::StartJournal() {
+  Options o;
+  {
+    std::lock_guard lock(state_.options_mu);
+    o = state_.options;
+  }
+  if (o.appendonly && !journal_) {
+    // dir is the working directory (latchd chdirs there at start, as Redis); empty = the
+    // current one, as for an embedded server.
+    paths_.dir = o.dir.empty() ? o.appenddirname : o.dir + "/" + o.appenddirname;
+    paths_.prefix = o.appendfilename;
+    timestamps_ = o.aof_timestamp_enabled;
+    EnsureDirectory(paths_.dir);
+    ::unlink(paths_.TempRewrite().c_str());  // a rewrite the last run did not finish
+    std::optional<Manifest> found = ReadManifest(paths_.Manifest());
+    if (!found) {
+      OpenNew();
+    } else {
+      manifest_ = *found;
+      const auto started = std::chrono::steady_clock::now();
+      const LoadResult r = LoadJournal(paths_, manifest_, state_.keyspace, state_.locks.tokens(),
+                                       state_.clock->Now(), o.aof_load_truncated);
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+      spdlog::info("DB loaded from append only file: {:.3f} seconds ({} records)", took.count(),
+                   r.records);
+      base_size_ = r.base_size;
+      rewrite_base_size_ = r.total_size;
+      if (manifest_.incrs.empty()) {
+        manifest_.incrs.push_back({paths_.IncrName(1), 1, 'i'});
+        WriteManifest(paths_, manifest_);
+      }
+    }
+    std::uint64_t size = 0;
+    const int fd = OpenForAppend(paths_.Path(manifest_.incrs.back().name), &size);
+    std::uint64_t earlier = 0;
+    for (std::size_t i = 0; i + 1 < manifest_.incrs.size(); ++i) {
+      earlier += FileSize(paths_.Path(manifest_.incrs[i].name));
+    }
+    incr_sizes_ = earlier;
+    journal_ = std::make_unique<Journal>(fd, size, PolicyOf(o.appendfsync));
+    live_.store(journal_.get(), std::memory_order_release);
+    Attach(true);
+    stop_ = false;
+    thread_ = std::thread([this] { Maintain(); });
+  }
+  // lock-restart-delay counts from the moment the server can serve (after the load).
+  state_.grants_held_until_mono_ms.store(
+      o.lock_restart_delay > 0 ? state_.clock->MonoMs() + o.lock_restart_delay : 0);
+}
+
+void Persistence::OpenNew() {
+  manifest_ = Manifest{};
+  manifest_.base = AofFile{paths_.BaseName(1), 1, 'b'};
+  manifest_.incrs.push_back({paths_.IncrName(1), 1, 'i'});
+  std::uint64_t size = 0;
+  ::close(OpenForAppend(paths_.Path(manifest_.base->name), &size));
+  spdlog::info("Creating AOF base file {} on server start", manifest_.base->name);
+  spdlog::info("Creating AOF incr file {} on server start", manifest_.incrs.back().name);
+  WriteManifest(paths_, manifest_);
+}
+
+void Persistence::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (journal_) Attach(false);
+  live_.store(nullptr, std::memory_order_release);
+  journal_.reset();  // writes, syncs and closes
+}
+
+void Persistence::Timestamp(std::string* out, const TimeSnapshot& now) {
+  const std::int64_t s = now.wall_ms / 1000;
+  if (last_ts_.exchange(s, std::memory_order_relaxed) != s) EncodeTimestamp(out, s);
+}
+
+void Persistence::KeyModified(const store::Object& o, const TimeSnapshot& now) {
+  Journal* j = journal();
+  if (j == nullptr) return;
+  std::int64_t deadline = 0;
+  if (o.has_expire()) deadline = std::max<std::int64_t>(1, now.MonoToWall(o.expire_at()));
+  j->Append([&](std::string* out) {
+    if (timestamps_) Timestamp(out, now);
+    if (const std::uint64_t token = o.token(); token != 0) {
+      EncodeLock(out, o.key(), o.value(), token, deadline);
+    } else {
+      EncodeSet(out, o.key(), o.value(), deadline);
+    }
+  });
+}
+
+void Persistence::KeyGone(std::string_view key) {
+  if (Journal* j = journal()) j->Append([&](std::string* out) { EncodeDel(out, key); });
+}
+
+void Persistence::ShardCleared(const store::Shard& shard) {
+  Journal* j = journal();
+  if (j == nullptr) return;
+  const int count = state_.keyspace.shard_count();
+  j->Append([&](std::string* out) { EncodeFlushShard(out, shard.index(), count); });
+}
+
+void Persistence::OnModified(store::Shard& /*shard*/, const store::KeyEvent& e) {
+  KeyModified(*e.object, state_.clock->NowSameWallOffset());
+}
+
+store::Object* Persistence::OnGone(store::Shard& /*shard*/, const store::KeyEvent& e) {
+  KeyGone(e.key);
+  return nullptr;
+}
+
+// The router reads its journal slot under a shard lock (the workers' active expiry runs while
+// the journal loads), so it is switched with every shard held, in the lock order.
+void Persistence::Attach(bool on) {
+  store::Keyspace& ks = state_.keyspace;
+  for (int i = 0; i < ks.shard_count(); ++i) store::LockShard(ks.shard(i), nullptr);
+  state_.key_events.set_journal(on ? this : nullptr);
+  for (int i = ks.shard_count() - 1; i >= 0; --i) store::UnlockShard(ks.shard(i));
+}
+
+std::string Persistence::RequestRewrite() {
+  if (journal() == nullptr) {
+    return "-ERR the journal is off: set appendonly yes in the configuration";
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (rewrite_requested_ || rewrite_in_progress_.load()) {
+      return "-ERR Background append only file rewriting already in progress";
+    }
+    rewrite_requested_ = true;
+  }
+  cv_.notify_all();
+  return "+Background append only file rewriting started";
+}
+
+bool Persistence::WantsAutoRewrite() const {
+  int percentage;
+  std::int64_t min_size;
+  {
+    std::lock_guard lock(state_.options_mu);
+    percentage = state_.options.auto_aof_rewrite_percentage;
+    min_size = state_.options.auto_aof_rewrite_min_size;
+  }
+  if (percentage <= 0) return false;
+  const std::uint64_t current = base_size_ + incr_sizes_ + journal_->file_size();
+  if (current < static_cast<std::uint64_t>(min_size)) return false;
+  const std::uint64_t base = std::max<std::uint64_t>(1, rewrite_base_size_.load());
+  return current > base && (current - base) * 100 / base >= static_cast<std::uint64_t>(percentage);
+}
+
+void Persistence::Maintain() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, kMaintainEvery, [&] { return stop_ || rewrite_requested_; });
+    if (stop_) break;
+    const bool requested = std::exchange(rewrite_requested_, false);
+    lock.unlock();
+    int appendfsync;
+    {
+      std::lock_guard olock(state_.options_mu);
+      appendfsync = state_.options.appendfsync;
+    }
+    journal_->set_policy(PolicyOf(appendfsync));  // CONFIG SET appendfsync
+    if (requested || WantsAutoRewrite()) {
+      if (!requested) spdlog::info("Starting automatic rewriting of AOF on growth");
+      rewrite_in_progress_ = true;
+      const auto started = std::chrono::steady_clock::now();
+      try {
+        Rewrite();
+        last_rewrite_ok_ = true;
+        ++rewrites_;
+      } catch (const std::exception& e) {
+        spdlog::warn("Background AOF rewrite failed: {}", e.what());
+        ::unlink(paths_.TempRewrite().c_str());
+        last_rewrite_ok_ = false;
+      }
+      last_rewrite_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - started)
+                             .count();
+      rewrite_in_progress_ = false;
+    }
+    lock.lock();
+  }
+}
+
+void Persistence::AppendInfo(std::string* s) const {
+  auto line = [s](std::string_view k, std::int64_t v) {
+    s->append(k);
+    s->push_back(':');
+    s->append(std::to_string(v));
+    s->append("\r\n");
+  };
+  auto status = [s](std::string_view k, bool ok) {
+    s->append(k);
+    s->append(ok ? ":ok\r\n" : ":err\r\n");
+  };
+  Journal* j = journal();
+  line("loading", state_.loading.load() ? 1 : 0);
+  line("async_loading", 0);
+  line("rdb_changes_since_last_save", 0);
+  line("rdb_bgsave_in_progress", 0);
+  status("rdb_last_bgsave_status", true);
+  line("aof_enabled", j != nullptr ? 1 : 0);
+  line("aof_rewrite_in_progress", rewrite_in_progress_.load() ? 1 : 0);
+  line("aof_rewrite_scheduled", 0);
+  line("aof_last_rewrite_time_sec",
+       last_rewrite_ms_.load() < 0 ? -1 : last_rewrite_ms_.load() / 1000);
+  line("aof_current_rewrite_time_sec", -1);
+  status("aof_last_bgrewrite_status", last_rewrite_ok_.load());
+  line("aof_rewrites", static_cast<std::int64_t>(rewrites_.load()));
+  status("aof_last_write_status", j == nullptr || j->last_write_ok());
+  if (j != nullptr) {
+    line("aof_current_size",
+         static_cast<std::int64_t>(base_size_.load() + incr_sizes_.load() + j->file_size()));
+    line("aof_base_size", static_cast<std::int64_t>(base_size_.load()));
+    line("aof_pending_rewrite", 0);
+    line("aof_buffer_length", 0);
+    line("aof_pending_bio_fsync", static_cast<std::int64_t>(j->pending_fsyncs()));
+    line("aof_delayed_fsync", 0);
+  }
+}
+
+}  // namespace latch::journal

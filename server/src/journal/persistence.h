@@ -1,0 +1,102 @@
+#pragma once
+// The journal's life in the server: loading at start, the key-event hook that appends a record
+// for every change to a key, background rewrites (BGREWRITEAOF and auto-aof-rewrite-*), and
+// INFO's "# Persistence" section.
+//
+// What is logged: the resulting state of the key a store operation changed (record_codec.h),
+// read from the object under the shard lock, never the command. So a new command cannot skip
+// the journal, and replay is idempotent, which is what lets a rewrite snapshot the live
+// keyspace shard by shard while writes go on (rewrite.cpp says why that is exact).
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "journal/aof_files.h"
+#include "journal/journal.h"
+#include "latch/clock.h"
+#include "store/key_events.h"
+
+namespace latch {
+struct ServerState;
+namespace store {
+class Object;
+}  // namespace store
+}  // namespace latch
+
+namespace latch::journal {
+
+class Persistence final : public store::KeyEvents {
+ public:
+  explicit Persistence(ServerState& state);
+  ~Persistence();
+  Persistence(const Persistence&) = delete;
+  Persistence& operator=(const Persistence&) = delete;
+
+  // At start-up, while clients get -LOADING: replays the journal (appendonly yes), opens it
+  // for appending and starts the background thread; then arms lock-restart-delay. Throws
+  // LoadError (loader.h) or std::runtime_error when the server must not start.
+  void Start();
+  // After the workers stopped: writes and syncs what is buffered and closes the files.
+  void Stop();
+
+  // The journal, or nullptr while appendonly is off. Safe from any thread.
+  Journal* journal() const { return live_.load(std::memory_order_acquire); }
+
+  // The key-event hook, called under the key's shard lock. `now` converts the monotonic
+  // deadline into the absolute one the record carries.
+  void KeyModified(const store::Object& o, const TimeSnapshot& now);
+  void KeyGone(std::string_view key);
+  void ShardCleared(const store::Shard& shard);
+
+  // store::KeyEvents, attached to the server's KeyEventRouter while the journal is open: the
+  // router reports a removal here before a lock waiter is handed the key.
+  void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
+  store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
+  void OnCleared(store::Shard& shard) override { ShardCleared(shard); }
+
+  // BGREWRITEAOF: the reply line ("+..." or "-ERR ...").
+  std::string RequestRewrite();
+  // INFO's "# Persistence" lines (without the header).
+  void AppendInfo(std::string* s) const;
+
+ private:
+  void StartJournal();
+  void OpenNew();        // first start: empty base + first incremental file + manifest
+  void Attach(bool on);  // the journal slot of the server's key-event router
+  void Maintain();  // background thread: fsync policy changes, automatic and requested rewrites
+  bool WantsAutoRewrite() const;
+  void Rewrite();  // rewrite.cpp
+  // Writes the keyspace as records into `fd`, shard by shard; returns the bytes written.
+  std::uint64_t WriteSnapshot(int fd);
+  void Timestamp(std::string* out, const TimeSnapshot& now);
+
+  ServerState& state_;
+  AofPaths paths_;
+  Manifest manifest_;  // the background thread's, once started
+  bool timestamps_ = false;
+  std::unique_ptr<Journal> journal_;
+  std::atomic<Journal*> live_{nullptr};
+  std::atomic<std::int64_t> last_ts_{0};
+
+  // INFO and the automatic rewrite.
+  std::atomic<std::uint64_t> base_size_{0};   // bytes of the base file
+  std::atomic<std::uint64_t> incr_sizes_{0};  // bytes of incremental files before the current
+  std::atomic<std::uint64_t> rewrite_base_size_{0};  // aof_current_size after the last rewrite
+  std::atomic<bool> rewrite_in_progress_{false};
+  std::atomic<bool> last_rewrite_ok_{true};
+  std::atomic<std::int64_t> last_rewrite_ms_{-1};
+  std::atomic<std::uint64_t> rewrites_{0};
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool rewrite_requested_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace latch::journal

@@ -1,0 +1,121 @@
+#include "durability/latchd_child.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "support/free_port.h"
+#include "support/raw_connection.h"
+
+namespace latch::test {
+namespace {
+using std::chrono::milliseconds;
+constexpr milliseconds kPoll{10};
+}  // namespace
+
+LatchdChild::LatchdChild(std::vector<std::string> args) : args_(std::move(args)) {
+  char dir[] = "/tmp/latch-durable-XXXXXX";
+  if (::mkdtemp(dir) != nullptr) dir_ = dir;
+  log_path_ = dir_ + "/latchd.log";
+  port_ = FreePort();
+}
+
+LatchdChild::~LatchdChild() {
+  if (pid_ > 0) Reap(SIGKILL);
+  std::error_code ec;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+}
+
+bool LatchdChild::Start(milliseconds timeout) {
+  std::vector<std::string> argv = {LATCHD_PATH, "--port",       std::to_string(port_),
+                                   "--bind",    "127.0.0.1",    "--dir",
+                                   dir_,        "--io-threads", "2"};
+  argv.insert(argv.end(), args_.begin(), args_.end());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    std::vector<char*> c;
+    for (auto& a : argv) c.push_back(a.data());
+    c.push_back(nullptr);
+    ::execv(c[0], c.data());
+    ::_exit(127);
+  }
+  pid_ = pid;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      exit_status_ = status;
+      return false;
+    }
+    // PING answers while the journal loads (as in Redis); INFO says when it is done.
+    RawConnection c(milliseconds(1000));
+    if (c.Connect(port_) &&
+        c.Command("INFO", "persistence").find("\r\nloading:0\r\n") != std::string::npos) {
+      return true;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+  return false;
+}
+
+void LatchdChild::Reap(int signal) {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGCONT);  // a stopped child would never handle SIGTERM
+  ::kill(pid_, signal);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int status = 0;
+  while (::waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+  exit_status_ = status;
+  pid_ = -1;
+}
+
+void LatchdChild::Kill9() { Reap(SIGKILL); }
+void LatchdChild::Stop() { Reap(SIGTERM); }
+void LatchdChild::Pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+void LatchdChild::Resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
+
+std::string LatchdChild::Log() const {
+  std::ifstream in(log_path_);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int RunCommand(const std::string& command, std::string* out) {
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  std::size_t n;
+  out->clear();
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  return ::pclose(p);
+}
+
+}  // namespace latch::test

@@ -1,0 +1,55 @@
+#pragma once
+// A latchd child process that a durability test kills and restarts on the same port and the
+// same data directory, the way a crash and a supervisor would: kill -9, SIGSTOP/SIGCONT,
+// restart. Every wait is bounded.
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace latch::test {
+
+class LatchdChild {
+ public:
+  // `args` are directives (e.g. {"--appendonly", "yes"}); --port, --bind and --dir are added
+  // (a fresh temporary directory, removed by the destructor).
+  explicit LatchdChild(std::vector<std::string> args);
+  ~LatchdChild();
+  LatchdChild(const LatchdChild&) = delete;
+  LatchdChild& operator=(const LatchdChild&) = delete;
+
+  // Starts latchd and waits until it has loaded its journal (INFO: loading:0). False when it exited
+  // or did not answer in time; exit_status() and Log() say why.
+  bool Start(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  // SIGKILL and reap: the crash.
+  void Kill9();
+  // SIGTERM and reap (bounded; then SIGKILL).
+  void Stop();
+  void Pause();   // SIGSTOP
+  void Resume();  // SIGCONT
+  bool running() const { return pid_ > 0; }
+  // After Start() returned false because the child exited: its wait status.
+  int exit_status() const { return exit_status_; }
+
+  int port() const { return port_; }
+  const std::string& dir() const { return dir_; }
+  // <dir>/appendonlydir: where the journal is with the default directives.
+  std::string aof_dir() const { return dir_ + "/appendonlydir"; }
+  std::string Log() const;  // everything every run wrote
+
+ private:
+  void Reap(int signal);
+
+  std::vector<std::string> args_;
+  std::string dir_;
+  std::string log_path_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  int exit_status_ = -1;
+};
+
+// Runs a shell command; returns its exit status and its output (stdout and stderr) in *out.
+int RunCommand(const std::string& command, std::string* out);
+
+}  // namespace latch::test
