@@ -135,7 +135,7 @@ class ServerImpl {
       state_.log->info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
     }
     if (rest_port_ > 0) {
-      spdlog::info("Upstash-compatible REST API on http://{}:{}/", rest_first, rest_port_);
+      state_.log->info("Upstash-compatible REST API on http://{}:{}/", rest_first, rest_port_);
     }
     return state_.tcp_port;
   }
@@ -277,7 +277,7 @@ class ServerImpl {
   // Out of descriptors (EMFILE/ENFILE): the pending connection stays in the backlog and
   // every retry would fail at once, so wait before the next accept instead of spinning.
   void BackOffAccept(tcp::acceptor& acceptor, const boost::system::error_code& ec, bool rest) {
-    spdlog::warn("Accepting client connection: accept: {}", ec.message());
+    state_.log->warn("Accepting client connection: accept: {}", ec.message());
     auto timer = std::make_shared<asio::steady_timer>(accept_ctx_, std::chrono::milliseconds(100));
     timer->async_wait([this, timer, rest, &acceptor](const boost::system::error_code& wait_ec) {
       if (!wait_ec && acceptor.is_open()) Accept(acceptor, rest);
