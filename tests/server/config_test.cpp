@@ -414,7 +414,7 @@ TEST(ConfigDirectivesTest, SnapshotsRefusedJournalAccepted) {
   EXPECT_EQ(FindConfigDirective("appendonly")->set(o, "NO"), std::nullopt);
   EXPECT_EQ(FindConfigDirective("appendonly")->set(o, "yes"), std::nullopt);
   EXPECT_EQ(FindConfigDirective("appendfsync")->set(o, "sometimes"),
-            "argument(s) must be one of the following: always, everysec, no");
+            "argument(s) must be one of the following: everysec, always, no");
   EXPECT_EQ(FindConfigDirective("appendfilename")->set(o, "a/b"),
             "appendfilename can't be a path, just a filename");
 }
@@ -445,7 +445,6 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"maxmemory", "104857600"},
       {"maxmemory-policy", "noeviction"},
       {"save", ""},
-      {"busy-reply-threshold", "200"},
       {"protected-mode", "no"},
       {"tcp-backlog", "128"},
       {"tcp-keepalive", "60"},

@@ -90,12 +90,13 @@ TEST(RedisConfTest, DebiansRedisConfLoadsAndListsWhatIsIgnored) {
   EXPECT_EQ(o.logfile, "/var/log/redis/redis-server.log");
   EXPECT_EQ(o.tcp_backlog, 511);
   EXPECT_EQ(o.tcp_keepalive, 300);
-  // Each ignored directive once, even client-output-buffer-limit's three lines.
-  for (const char* name : {"rdbcompression", "databases", "client-output-buffer-limit",
-                           "lazyfree-lazy-eviction", "slowlog-max-len"}) {
+  // Each ignored directive once.
+  for (const char* name : {"rdbcompression", "databases", "stop-writes-on-bgsave-error", "lazyfree-lazy-eviction",
+                           "slowlog-max-len"}) {
     EXPECT_EQ(std::count(ignored.begin(), ignored.end(), name), 1) << name;
   }
-  for (const char* name : {"port", "bind", "daemonize", "protected-mode", "loglevel"}) {
+  for (const char* name : {"port", "bind", "daemonize", "protected-mode", "loglevel",
+                           "client-output-buffer-limit", "appendfsync"}) {
     EXPECT_EQ(std::count(ignored.begin(), ignored.end(), name), 0) << name;
   }
 }

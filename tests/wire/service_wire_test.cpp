@@ -149,7 +149,7 @@ TEST(ServiceWireTest, StartsFromDebiansStockRedisConf) {
   EXPECT_EQ(Count(log, "ignored by latchd"), 1u) << log;
   EXPECT_NE(log.find(" * ignored by latchd (not applicable to a lock server): "), std::string::npos)
       << "at notice level (*): " << log;
-  EXPECT_NE(log.find("client-output-buffer-limit"), std::string::npos);
+  EXPECT_NE(log.find("lazyfree-lazy-eviction"), std::string::npos) << log;
   EXPECT_EQ(ReadAll(pid_path), std::to_string(latchd.pid()) + "\n");
   EXPECT_EQ(latchd.Stop(), 0);
   EXPECT_FALSE(fs::exists(pid_path)) << "the pid file is removed at a clean exit";

@@ -188,9 +188,11 @@ std::string GetAppendfsync(const Options& o) {
   return std::string(kFsyncPolicies[static_cast<std::size_t>(o.appendfsync)]);
 }
 SetResult SetAppendfsync(Options& o, std::string_view value) {
-  const Parsed<int> parsed = ParseEnum(value, {kFsyncPolicies[0], kFsyncPolicies[1], kFsyncPolicies[2]});
+  // Listed in Redis's order, which its error text shows: everysec, always, no.
+  const Parsed<int> parsed = ParseEnum(value, {kFsyncPolicies[1], kFsyncPolicies[0], kFsyncPolicies[2]});
   if (const std::string* reason = Reason(parsed)) return *reason;
-  o.appendfsync = std::get<int>(parsed);
+  constexpr int kByRedisOrder[] = {1, 0, 2};
+  o.appendfsync = kByRedisOrder[std::get<int>(parsed)];
   return std::nullopt;
 }
 
