@@ -40,6 +40,6 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DESCRIPTION
   "Development files of latch (client, protocol, embeddable server)\n Headers, static libraries, the CMake package (find_package(latch): latch::client,\n latch::protocol, latch::server) and latch.pc for pkg-config.")
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "libboost1.81-dev, libspdlog-dev, liblua5.1-0-dev, pkg-config")
+  "libboost1.81-dev, libspdlog-dev, liblua5.1-0-dev, lua-cjson-dev, lua-bitop-dev, pkg-config")
 
 include(CPack)
