@@ -217,19 +217,6 @@ SetResult SetMaxmemoryPolicy(Options&, std::string_view value) {
       "latchd never evicts keys (an evicted lock is a lost lock): only noeviction is supported");
 }
 
-template <auto Member>
-std::string GetYesNo(const Options& o) {
-  return o.*Member ? "yes" : "no";
-}
-
-template <auto Member>
-SetResult SetYesNo(Options& o, std::string_view value) {
-  const Parsed<bool> parsed = ParseYesNo(value);
-  if (const std::string* reason = Reason(parsed)) return *reason;
-  o.*Member = std::get<bool>(parsed);
-  return std::nullopt;
-}
-
 constexpr std::array<std::string_view, 4> kSupervisedModes = {"upstart", "systemd", "auto", "no"};
 SetResult SetSupervised(Options& o, std::string_view value) {
   const Parsed<int> parsed = ParseEnum(value, {kSupervisedModes[0], kSupervisedModes[1],
