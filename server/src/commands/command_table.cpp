@@ -176,6 +176,10 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     }
   }
   RunHandler(*spec, ctx);
+  // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
+  // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;
+  // refused and queued commands are not counted.
+  ctx.server.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
   return spec;
 }
 
