@@ -9,7 +9,10 @@
 namespace latch::protocol {
 namespace {
 
-// Strict signed decimal: optional '-', at least one digit, nothing else, no overflow.
+// Signed decimal: optional '-', at least one digit, nothing else, no overflow. Not
+// latch::ParseInt64 (int_parse.h): this one also takes leading zeros ("007", "-0", and so
+// more than 20 characters), which string2ll refuses; switching would change what the
+// reader accepts, so it stays until that is wanted.
 bool ParseInt64(std::string_view s, std::int64_t* out) {
   if (s.empty() || s.front() == '+') return false;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);

@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstring>
 
+#include "latch/protocol/int_parse.h"
 #include "latch/protocol/split_args.h"
 
 namespace latch::protocol {
@@ -27,36 +28,6 @@ constexpr std::string_view kBadBulkLen = "ERR Protocol error: invalid bulk lengt
 constexpr std::string_view kUnauthBulkLen = "ERR Protocol error: unauthenticated bulk length";
 constexpr std::string_view kTooBigInline = "ERR Protocol error: too big inline request";
 constexpr std::string_view kUnbalanced = "ERR Protocol error: unbalanced quotes in request";
-
-// Redis's string2ll: optional '-', no '+', no spaces, no leading zeros (but "0"), at most
-// 20 characters, fits in int64.
-bool ParseStrictInt64(std::string_view s, std::int64_t* out) {
-  if (s.empty() || s.size() >= 21) return false;
-  if (s.size() == 1 && s[0] == '0') {
-    *out = 0;
-    return true;
-  }
-  std::size_t i = 0;
-  const bool negative = s[0] == '-';
-  if (negative && ++i == s.size()) return false;
-  if (s[i] < '1' || s[i] > '9') return false;
-  unsigned long long v = 0;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c < '0' || c > '9') return false;
-    const unsigned digit = static_cast<unsigned>(c - '0');
-    if (v > (ULLONG_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  if (negative) {
-    if (v > static_cast<unsigned long long>(LLONG_MAX) + 1) return false;
-    *out = static_cast<std::int64_t>(0ULL - v);
-  } else {
-    if (v > static_cast<unsigned long long>(LLONG_MAX)) return false;
-    *out = static_cast<std::int64_t>(v);
-  }
-  return true;
-}
 
 // The usual header line: 1 to 18 digits without a leading zero (or a lone "0") after the
 // type byte at `p`, then '\r' and one more byte. Such a line holds no NUL and string2ll
@@ -160,7 +131,7 @@ RequestParser::Result RequestParser::ParseMultibulk(std::string_view buf) {
         return buf.size() - pos_ > kInlineMaxSize ? Fail(kTooBigCount) : Result::kNeedMore;
       }
       if (cr + 2 > buf.size()) return Result::kNeedMore;  // the byte after '\r' is skipped
-      if (!ParseStrictInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &count)) return Fail(kBadCount);
+      if (!ParseInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &count)) return Fail(kBadCount);
     }
     if (count > INT_MAX) return Fail(kBadCount);
     if (!limits_.authenticated && count > kUnauthMaxMultibulk) return Fail(kUnauthCount);
@@ -186,7 +157,7 @@ RequestParser::Result RequestParser::ParseMultibulk(std::string_view buf) {
           text += '\'';
           return Fail(text);
         }
-        if (!ParseStrictInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &len)) return Fail(kBadBulkLen);
+        if (!ParseInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &len)) return Fail(kBadBulkLen);
       }
       if (len < 0 || len > limits_.max_bulk_len) return Fail(kBadBulkLen);
       if (!limits_.authenticated && len > kUnauthMaxBulkLen) return Fail(kUnauthBulkLen);

@@ -22,14 +22,18 @@ void RobustProbe::Run(int port) {
     std::vector<std::string> args;
     std::string expect_prefix;
   };
+  // Set when BUSY cut a round short: the lock may still be ours, so the next round
+  // releases it first and takes any integer reply.
+  bool release_pending = false;
   for (std::uint64_t i = 0; !stop_; ++i) {
     const std::string key = "probe:" + std::to_string(i % 64);
-    const Step steps[] = {
-        {{"SET", key, "v", "NX", "PX", "10000"}, ""},  // +OK or $-1: both fine
-        {{"GET", key}, "$"},
-        {{"LOCK.ACQUIRE", "probe-lock", "me", "5000"}, ":"},
-        {{"LOCK.RELEASE", "probe-lock", "me"}, ":1"},
-    };
+    std::vector<Step> steps;
+    if (release_pending) steps.push_back({{"LOCK.RELEASE", "probe-lock", "me"}, ":"});
+    steps.push_back({{"SET", key, "v", "NX", "PX", "10000"}, ""});  // +OK or $-1: both fine
+    steps.push_back({{"GET", key}, "$"});
+    steps.push_back({{"LOCK.ACQUIRE", "probe-lock", "me", "5000"}, ":"});
+    steps.push_back({{"LOCK.RELEASE", "probe-lock", "me"}, ":1"});
+    release_pending = false;
     for (const Step& step : steps) {
       const auto start = SteadyClock::now();
       const std::string reply = c.CommandArgs(step.args);
@@ -37,6 +41,11 @@ void RobustProbe::Run(int port) {
           std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count();
       std::lock_guard lock(mu_);
       latencies_ms_.push_back(ms);
+      if (busy_is_answer_ && reply.rfind("-BUSY ", 0) == 0) {
+        ++busy_replies_;
+        release_pending = true;
+        break;
+      }
       const bool ok = reply.rfind("<no reply", 0) != 0 && reply.rfind(step.expect_prefix, 0) == 0;
       if (!ok && failures_++ == 0) first_failure_ = step.args[0] + " -> " + reply;
     }

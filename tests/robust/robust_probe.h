@@ -25,6 +25,11 @@ class RobustProbe {
   double PercentileMs(double p) const;  // p in [0, 100]
   double MaxMs() const;
   int failures() const { return failures_.load(); }
+  // While set, a BUSY reply (a script past busy-reply-threshold) counts as an answer: it is
+  // timed like any other and the rest of that round is skipped (its release may depend on
+  // the acquire BUSY refused).
+  void set_busy_is_answer(bool yes) { busy_is_answer_ = yes; }
+  int busy_replies() const { return busy_replies_.load(); }
   std::string first_failure() const;
 
  private:
@@ -32,6 +37,8 @@ class RobustProbe {
 
   std::atomic<bool> stop_{false};
   std::atomic<int> failures_{0};
+  std::atomic<bool> busy_is_answer_{false};
+  std::atomic<int> busy_replies_{0};
   mutable std::mutex mu_;
   std::vector<double> latencies_ms_;
   std::string first_failure_;

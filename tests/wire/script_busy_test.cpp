@@ -95,6 +95,25 @@ TEST(ScriptWire, BusyThenScriptKill) {
   EXPECT_EQ(f.runner.Command("PING"), "+PONG\r\n");
 }
 
+// An EXEC arriving while a script is busy is refused before it runs: as Redis 7.0, the
+// transaction is discarded with EXECABORT naming BUSY, not left waiting in MULTI.
+TEST(ScriptWire, ExecDuringBusyScriptAbortsTheTransaction) {
+  BusyFixture f;
+  // Connections alternate between the two workers: `tx` shares `other`'s, not the script's.
+  RawConnection spare(f.server.port());
+  RawConnection tx(f.server.port());
+  ASSERT_EQ(tx.Command("MULTI"), "+OK\r\n");
+  ASSERT_EQ(tx.Command("SET", "k", "v"), "+QUEUED\r\n");
+  std::future<std::string> result;
+  ASSERT_TRUE(StartBusyScript(f, "while true do end", &result));
+  EXPECT_EQ(tx.Command("EXEC"),
+            std::string("-EXECABORT Transaction discarded because of: ") + (kBusy + 1));
+  EXPECT_EQ(f.other.Command("SCRIPT", "KILL"), "+OK\r\n");
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(tx.Command("EXEC"), "-ERR EXEC without MULTI\r\n");
+  EXPECT_EQ(tx.Command("GET", "k"), "$-1\r\n");
+}
+
 TEST(ScriptWire, ScriptThatWroteIsUnkillable) {
   BusyFixture f;
   std::future<std::string> result;

@@ -141,6 +141,45 @@ TEST(StatsWire, ResetStatZeroesWhatRedisZeroes) {
   EXPECT_EQ(after[0][3], "expired_keys:0");
 }
 
+// What total_commands_processed counts, as Redis 7.0: commands that ran, scripts'
+// redis.call and EXEC's queue included; not those refused before running (unknown command
+// or subcommand, wrong arity, NOAUTH, a refused EXEC) nor a command's queuing in MULTI.
+// clang-format off
+const std::vector<Args> kCountedOrNot = {
+    {"PING"}, {"NOSUCHCOMMAND"}, {"GET"}, {"GET", "a", "b"}, {"SCRIPT", "NOSUCH"},
+    {"EVAL", "redis.call('set','a','1') redis.call('get','a') return 1", "0"},
+    {"EVAL", "return redis.pcall('nosuchcommand')", "0"},
+    {"EVAL", "return redis.pcall('get')", "0"},
+    {"MULTI"}, {"SET", "a", "2"}, {"GET", "a"}, {"EXEC"},
+    {"MULTI"}, {"NOSUCHCOMMAND"}, {"EXEC"},
+    {"MULTI"}, {"EXEC", "extra"},
+    {"MULTI"}, {"MULTI"}, {"DISCARD"},
+    {"SET", "s", "x"}, {"INCR", "s"}, {"EXEC"},
+    {"CONFIG", "SET", "requirepass", "pw"},
+};
+// clang-format on
+
+std::string CommandsProcessed(int port) {
+  RawConnection c(port);
+  EXPECT_EQ(c.Command("CONFIG", "RESETSTAT"), "+OK\r\n");  // counts itself, on both
+  for (const Args& a : kCountedOrNot) c.CommandArgs(a);
+  RawConnection unauthenticated(port);
+  EXPECT_EQ(unauthenticated.Command("GET", "a"), "-NOAUTH Authentication required.\r\n");
+  EXPECT_EQ(unauthenticated.Command("EXEC").substr(0, 11), "-EXECABORT ");
+  EXPECT_EQ(unauthenticated.Command("AUTH", "wrong").substr(0, 10), "-WRONGPASS");  // counted
+  EXPECT_EQ(c.Command("CONFIG", "SET", "requirepass", ""), "+OK\r\n");
+  return Field(Info(c, "stats"), "total_commands_processed");
+}
+
+TEST(StatsWire, CommandsProcessedCountedAsRedisCountsThem) {
+  RedisServerProcess redis;
+  ASSERT_TRUE(redis.ok()) << redis.error();
+  EmbeddedServer latchd;
+  const std::string want = CommandsProcessed(redis.port());
+  EXPECT_EQ(want, "23") << "the reference itself";
+  EXPECT_EQ(CommandsProcessed(latchd.port()), want);
+}
+
 // latchd's own counters (lock counters, protocol errors) are stats too: RESETSTAT zeroes
 // them; the gauges (clients, waiters, keys) stay as they are.
 TEST(StatsWire, ResetStatZeroesLatchCountersNotGauges) {

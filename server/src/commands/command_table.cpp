@@ -7,6 +7,7 @@
 #include "commands/arg_parse.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
+#include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
 
 namespace latch {
@@ -87,14 +88,27 @@ namespace {
 // not while a script is busy (BUSY answers).
 bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
   const std::string_view name = spec.name;
-  const bool grows = (spec.flags & kCmdDenyOom) ||
-                     (ctx.session.in_multi && name != "exec" && name != "discard" &&
-                      name != "quit" && name != "reset");
+  const bool grows =
+      (spec.flags & kCmdDenyOom) || (ctx.session.in_multi && name != "exec" && name != "discard" &&
+                                     name != "quit" && name != "reset");
   if (!grows || ctx.origin != CommandOrigin::kClient ||
       ctx.server.script_busy.load(std::memory_order_relaxed)) {
     return false;
   }
   return ctx.server.OverMaxmemory();
+}
+
+// Answers a command refused before it runs; returns nullptr for Dispatch to return. An EXEC
+// refused aborts its transaction. Redis builds its formatted refusals (wrong arity) without
+// an error code and EXECABORT quotes them so; its shared ones (NOAUTH, BUSY, OOM) keep theirs.
+const CommandSpec* Refuse(const CommandSpec& spec, CommandContext& ctx, std::string_view error) {
+  if (spec.name == "exec") {
+    if (error.starts_with("ERR ")) error.remove_prefix(4);
+    AbortExec(ctx, error);
+  } else {
+    ctx.out.Error(error);
+  }
+  return nullptr;
 }
 }  // namespace
 
@@ -132,31 +146,25 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     spec = sub;
   }
   if (!ArityOk(spec->arity, ctx.argc())) {
-    ctx.out.Error("ERR wrong number of arguments for '" + spec->name + "' command");
-    return nullptr;
+    return Refuse(*spec, ctx, "ERR wrong number of arguments for '" + spec->name + "' command");
   }
   if (!ctx.session.authenticated && !(spec->flags & kCmdNoAuth)) {
-    ctx.out.Error(errors::kNoAuth);
-    return nullptr;
+    return Refuse(*spec, ctx, errors::kNoAuth);
   }
   if (ctx.server.loading.load(std::memory_order_relaxed) && !(spec->flags & kCmdLoading)) {
-    ctx.out.Error(journal::kLoadingError);
-    return nullptr;
+    return Refuse(*spec, ctx, journal::kLoadingError);
   }
   if (ctx.server.maxmemory.load(std::memory_order_relaxed) > 0 && RefusedForMemory(*spec, ctx)) {
-    ctx.out.Error(errors::kOom);
-    return nullptr;
+    return Refuse(*spec, ctx, errors::kOom);
   }
   // A script past lua-time-limit: one relaxed load on the fast path. The script's own
   // redis.call() (and EXEC's commands) are let through.
-  if (ctx.server.script_busy.load(std::memory_order_relaxed) &&
-      !(spec->flags & kCmdAllowBusy) && ctx.origin == CommandOrigin::kClient) {
-    ctx.out.Error(errors::kBusyScript);
-    return nullptr;
+  if (ctx.server.script_busy.load(std::memory_order_relaxed) && !(spec->flags & kCmdAllowBusy) &&
+      ctx.origin == CommandOrigin::kClient) {
+    return Refuse(*spec, ctx, errors::kBusyScript);
   }
   if (spec->handler == nullptr) {
-    ctx.out.Error("ERR wrong number of arguments for '" + spec->name + "' command");
-    return nullptr;
+    return Refuse(*spec, ctx, "ERR wrong number of arguments for '" + spec->name + "' command");
   }
   ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
   if (ctx.session.in_multi) {
@@ -168,6 +176,10 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     }
   }
   RunHandler(*spec, ctx);
+  // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
+  // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;
+  // refused and queued commands are not counted.
+  ctx.server.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
   return spec;
 }
 

@@ -25,6 +25,14 @@ void ResetMulti(Session& s) {
   s.queued.clear();
 }
 
+void AbortExec(CommandContext& ctx, std::string_view error) {
+  ResetMulti(ctx.session);
+  ClearWatches(ctx.session, ctx.server.watches);
+  std::string msg = "EXECABORT Transaction discarded because of: ";
+  msg.append(error);
+  ctx.out.Error(msg);
+}
+
 namespace {
 
 void MultiCommand(CommandContext& ctx) {
@@ -84,12 +92,7 @@ void ExecCommand(CommandContext& ctx) {
     const CommandTable& table = *ctx.server.commands;
     for (const auto& cmd : s.queued) {
       const CommandSpec* spec = table.FindCommand(cmd);
-      if (spec != nullptr && (spec->flags & kCmdDenyOom)) {
-        ResetMulti(s);
-        ClearWatches(s, ctx.server.watches);
-        return ctx.out.Error("EXECABORT Transaction discarded because of: " +
-                             std::string(errors::kOom));
-      }
+      if (spec != nullptr && (spec->flags & kCmdDenyOom)) return AbortExec(ctx, errors::kOom);
     }
   }
   if (s.multi_error) {
@@ -98,8 +101,10 @@ void ExecCommand(CommandContext& ctx) {
     return ctx.out.Error("EXECABORT Transaction discarded because of previous errors.");
   }
   ShardSet all;
+  // A script went busy while we waited: as an EXEC arriving during the script on Redis,
+  // refused before it runs.
   if (!all.LockAll(ctx.server.keyspace, GiveUpFlag(ctx))) {
-    return ctx.out.Error(errors::kBusyScript);  // still in MULTI, as Redis leaves it
+    return AbortExec(ctx, errors::kBusyScript);
   }
   bool dirty = s.watcher && s.watcher->dirty.load();
   // A watched key that was live at WATCH and has expired since counts as modified.

@@ -312,7 +312,6 @@ void Connection::Execute(std::span<const std::string_view> args) {
                  session_.info->id);
   }
   if (journal::ThisThreadLastSeq() != journal_before) journal_seq_ = journal::ThisThreadLastSeq();
-  state_.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
 }
 
 std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {

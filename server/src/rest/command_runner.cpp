@@ -47,7 +47,6 @@ class Runner {
     first_ = false;
     CommandContext ctx{views_, writer_, session_, options_.state, now, nullptr};
     options_.state.commands->Dispatch(ctx);
-    options_.state.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
     return ReadReply();
   }
 
