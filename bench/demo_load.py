@@ -99,7 +99,8 @@ def run_scenarios(ctx, args, report):
         try:
             for k in range(2):
                 extra.append(start_service(args.service_bin, "service-%s-extra%d" % (b, k + 1),
-                                           ctx.pg.conninfo(ctx.db[b]), ctx.url[b], ctx.log_dir))
+                                           ctx.pg.conninfo(ctx.db[b]), ctx.url[b], ctx.log_dir,
+                                           extra=args.service_flags))
             ports = [ctx.svc[b].port] + [p.port for p in extra]
             return asyncio.run(scenarios.one_seat(ports, 100, tag))
         finally:
@@ -159,8 +160,11 @@ def main():
                     help="fsync=off synchronous_commit=off full_page_writes=off (as the demo's "
                          "tests); default: PostgreSQL's durable defaults")
     ap.add_argument("--pg-version", default="15", help="PostgreSQL major version to use (15)")
+    ap.add_argument("--service-flags", default="",
+                    help="extra flags for every latch-reservation instance, e.g. '--no-warm'")
     args = ap.parse_args()
     quick = args.quick
+    args.service_flags = args.service_flags.split()
     args.only = [x.strip() for x in args.only.split(",") if x.strip()]
     for name in args.only:
         if name not in SCENARIOS:
@@ -245,7 +249,8 @@ def main():
         ctx.svc = {}
         for b in BACKENDS:
             ctx.svc[b] = start_service(args.service_bin, "service-" + b,
-                                       ctx.pg.conninfo(ctx.db[b]), ctx.url[b], tmp)
+                                       ctx.pg.conninfo(ctx.db[b]), ctx.url[b], tmp,
+                                       extra=args.service_flags)
             ctx.svc[b].backend = b
             procs.append(ctx.svc[b])
             print("%s: lock server %s, service http://127.0.0.1:%d, database %s" % (

@@ -129,7 +129,7 @@ def markdown(report):
             + ". 409s by code (all rounds): " + "; ".join(
             "%s %s" % (LABEL[b], codes(mx[b], "conflicts_by_code")) for b in BACKENDS) + "."]
     for key, title in (("one_seat", "**50 users on one seat**, at once, one instance"),
-                       ("three_instances", "**3 instances, 100 users on one seat**, spread "
+                       ("three", "**3 instances, 100 users on one seat**, spread "
                         "round-robin (all on the same lock server and database)")):
         sc = s.get(key)
         if not sc:
@@ -217,7 +217,7 @@ def check(report, name, backend, rnd, r):
             {"one_seat": "%d successes, %d x 409 of %s users, %s seats left"
              % (r.get("successes", 0), r.get("conflicts_409", 0), r.get("users"),
                 r.get("available_after")),
-             "three_instances": "%d successes, %d x 409 of %s users, %s seats left"
+             "three": "%d successes, %d x 409 of %s users, %s seats left"
              % (r.get("successes", 0), r.get("conflicts_409", 0), r.get("users"),
                 r.get("available_after")),
              "bulk": "availability %s of %s seats" % (r.get("available"), r.get("seats")),
@@ -235,7 +235,7 @@ def summary_line(name, r):
         return "%.0f req/s p50 %.1f p95 %.1f p99 %.1f ms, %d errors, %d x 409" % (
             r["rps"], r["p50_ms"] or 0, r["p95_ms"] or 0, r["p99_ms"] or 0,
             r["errors"] + r["unexpected"], r["conflicts_409"])
-    if name in ("one_seat", "three_instances"):
+    if name in ("one_seat", "three"):
         return "%d x 201, %d x 409 (%s) in %.1f ms" % (r["successes"], r["conflicts_409"],
                                                        r["outcomes"], r["ms"])
     if name == "many_seats":

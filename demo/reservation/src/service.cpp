@@ -102,8 +102,10 @@ int Service::Start() {
   }
   // A started instance answers its first requests as fast as its later ones: PostgreSQL and
   // lock server connections are opened now, not by the first burst of requests.
-  parts_->pool.Warm(std::min<std::size_t>(options_.pg_pool, kWarmPostgresConnections));
-  parts_->WarmLockClient(kLockConnections);
+  if (options_.warm_connections) {
+    parts_->pool.Warm(std::min<std::size_t>(options_.pg_pool, kWarmPostgresConnections));
+    parts_->WarmLockClient(kLockConnections);
+  }
   int port = parts_->http.Start();
   if (options_.sweep_interval.count() > 0) {
     parts_->sweeper = std::thread([p = parts_.get(), i = options_.sweep_interval] { p->Sweep(i); });

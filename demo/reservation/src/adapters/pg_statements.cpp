@@ -16,10 +16,14 @@ namespace latch::demo::sql {
 // seats back to their event's count: `expired` (id, event_id), `freed` (event_id, slot),
 // `counted` (n per slot). Every item runs to completion whatever the main query reads; the
 // main query still sees the rows as they were before (one snapshot), hence `counted`.
+// "Due" is compared with statement_timestamp(), which is stable within the statement: an
+// index range scan of reservations_held_until then finds the due holds alone. (With the
+// volatile clock_timestamp() PostgreSQL cannot bound the scan and reads every held
+// reservation, on every read: the cost grew with the number of holds.)
 #define EXPIRE_ITEMS(scope)                                                                    \
   "expired AS ("                                                                               \
   "  UPDATE reservations SET status = 'expired', updated_at = clock_timestamp()"               \
-  "  WHERE status = 'held' AND hold_until <= clock_timestamp() AND (" scope ")"                \
+  "  WHERE status = 'held' AND hold_until <= statement_timestamp() AND (" scope ")"            \
   "  RETURNING id, event_id),"                                                                 \
   " freed AS ("                                                                                \
   "  UPDATE seats SET status = 'available', reservation_id = NULL, version = version + 1"      \
