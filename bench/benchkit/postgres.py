@@ -22,10 +22,11 @@ def find_pg_bindir(wanted=None):
 
 
 class Postgres:
-    def __init__(self, bindir, tmp, durable):
+    def __init__(self, bindir, tmp, durable, extra_settings=()):
         self.bindir = bindir
         self.tmp = tmp
         self.durable = durable
+        self.extra_settings = list(extra_settings)  # more `-c name=value`, e.g. for profiling
         self.kw = as_postgres_kwargs()
         self.data = os.path.join(tmp, "pgdata")
         self.proc = None
@@ -46,6 +47,7 @@ class Postgres:
                     "log_min_messages=warning"]
         if not self.durable:  # what the demo's tests use
             settings += ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]
+        settings += self.extra_settings
         self.settings = settings
         for _ in range(3):  # a free port can be taken between picking and binding it
             self.port = free_port()

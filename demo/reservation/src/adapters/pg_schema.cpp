@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS seats (
   fence           bigint NOT NULL DEFAULT 0,
   PRIMARY KEY (event_id, seat_no)
 );
--- The number of available seats of an event is the sum of its rows here (16 per event, see
+-- The number of available seats of an event is the sum of its rows here (64 per event, see
 -- pg_statements.h): changed in the statements that change seats, read without counting them.
 CREATE TABLE IF NOT EXISTS event_counts (
   event_id   bigint NOT NULL REFERENCES events (id),

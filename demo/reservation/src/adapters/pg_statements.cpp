@@ -3,7 +3,7 @@
 namespace latch::demo::sql {
 
 // kCountSlots as SQL text.
-#define SLOTS "16"
+#define SLOTS "64"
 
 // Columns of a reservation as the store reads them (ReadReservation): `status` is the
 // expression of its status column.
@@ -96,9 +96,10 @@ const PgStatement kLockReservation{
     "lock_reservation",
     "SELECT " RESERVATION_COLUMNS("r.status") " FROM reservations r WHERE r.id = $1 FOR UPDATE"};
 
-// The reservation row, the seats (only those still available, and only with a fencing token
-// not older than the newest one a write to the seat carried) and the count, in one statement;
-// seats_not_held() (pg_schema.cpp) aborts all of it when a seat was refused.
+// The reservation row and the seats (only those still available, and only with a fencing
+// token not older than the newest one a write to the seat carried), in one statement;
+// seats_not_held() (pg_schema.cpp) aborts all of it when a seat was refused. The count is
+// taken by kTakeSeats, sent with COMMIT.
 const PgStatement kHoldSeats{
     "hold_seats",
     "WITH r AS ("
@@ -113,10 +114,7 @@ const PgStatement kHoldSeats{
     "  FROM r, unnest($3::integer[], $5::bigint[]) AS c (seat_no, fence)"
     "  WHERE s.event_id = $1 AND s.seat_no = c.seat_no AND s.status = 'available'"
     "    AND (c.fence IS NULL OR s.fence <= c.fence)"
-    "  RETURNING s.seat_no),"
-    " counted AS ("
-    "  UPDATE event_counts AS ec SET available = ec.available - (SELECT count(*) FROM held)"
-    "  FROM r WHERE ec.event_id = r.event_id AND ec.slot = r.id % " SLOTS " RETURNING 1)"
+    "  RETURNING s.seat_no)"
     " SELECT " RESERVATION_COLUMNS("r.status") ","
     "  CASE WHEN (SELECT count(*) FROM held) = cardinality($3::integer[]) THEN 0"
     "  ELSE seats_not_held() END"
@@ -144,8 +142,12 @@ const PgStatement kCancel{
     " s AS (UPDATE seats SET status = 'available', reservation_id = NULL, version = version + 1"
     "  FROM r WHERE seats.reservation_id = r.id RETURNING 1),"
     " c AS (UPDATE event_counts AS ec SET available = ec.available + (SELECT count(*) FROM s)"
-    "  FROM r WHERE ec.event_id = r.event_id AND ec.slot = r.id % " SLOTS " RETURNING 1)"
+    "  FROM r WHERE ec.event_id = r.event_id AND ec.slot = $2 RETURNING 1)"
     " SELECT (SELECT count(*) FROM r)"};
+
+const PgStatement kTakeSeats{
+    "take_seats",
+    "UPDATE event_counts SET available = available - $3 WHERE event_id = $1 AND slot = $2"};
 
 // Blocks on the unique index while another transaction has an uncommitted claim of the same
 // key; after it commits, DO NOTHING (and kStoredKey then sees its stored response).

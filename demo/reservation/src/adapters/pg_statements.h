@@ -3,14 +3,15 @@
 // round trip; the comments say what it returns.
 //
 // Availability is kept in event_counts: kCountSlots rows per event whose sum is the number of
-// available seats, changed in the same statement that changes seats (so it is exact at every
-// commit). A change goes to the slot of its reservation (id % kCountSlots): concurrent
-// bookings of one event update different rows instead of queueing on one.
+// available seats, changed in the same transaction as the seats (so it is exact at every
+// commit). A change goes to any one row (a random slot, or id % kCountSlots for expiry), so
+// concurrent bookings of one event update different rows instead of queueing on one; a
+// booking changes its row in the round trip that commits, so the row lock is short.
 #include "adapters/pg_pool.h"
 
 namespace latch::demo::sql {
 
-inline constexpr int kCountSlots = 16;
+inline constexpr int kCountSlots = 64;
 
 // $1 name, $2 seat count -> id. The event, its seats and its count slots, in one statement.
 extern const PgStatement kCreateEvent;
@@ -42,8 +43,10 @@ extern const PgStatement kHoldSeats;
 extern const PgStatement kWhyNotHeld;
 // $1 reservation -> reservations changed (1, or 0 when it was not held).
 extern const PgStatement kConfirm;
-// $1 reservation -> reservations changed (1, or 0 when it was not active).
+// $1 reservation, $2 count slot -> reservations changed (1, or 0 when it was not active).
 extern const PgStatement kCancel;
+// $1 event, $2 count slot, $3 seats held: the count's share of a hold (sent with COMMIT).
+extern const PgStatement kTakeSeats;
 // $1 key, $2 request -> the key when claimed now.
 extern const PgStatement kClaimKey;
 // $1 key -> request, status, body.
