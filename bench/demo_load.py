@@ -160,11 +160,14 @@ def main():
                     help="fsync=off synchronous_commit=off full_page_writes=off (as the demo's "
                          "tests); default: PostgreSQL's durable defaults")
     ap.add_argument("--pg-version", default="15", help="PostgreSQL major version to use (15)")
+    ap.add_argument("--latchd-flags", default="",
+                    help="extra flags for latchd, e.g. '--io-threads 1'")
     ap.add_argument("--service-flags", default="",
                     help="extra flags for every latch-reservation instance, e.g. '--no-warm'")
     args = ap.parse_args()
     quick = args.quick
     args.service_flags = args.service_flags.split()
+    args.latchd_flags = args.latchd_flags.split()
     args.only = [x.strip() for x in args.only.split(",") if x.strip()]
     for name in args.only:
         if name not in SCENARIOS:
@@ -210,6 +213,7 @@ def main():
               "mixed_users": args.users, "mixed_seconds": args.seconds,
               "mixed_warmup": args.warmup, "mixed_seats": args.seats, "bookings": args.bookings,
               "in_flight": args.in_flight, "bulk_seats": args.bulk_seats, "scenarios": {},
+              "latchd_flags": args.latchd_flags, "service_flags": args.service_flags,
               "failures": []}
     started = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="latch-demo-load-")
@@ -239,7 +243,7 @@ def main():
                 "redis-server", "--port", str(p), "--bind", "127.0.0.1", "--save", "",
                 "--appendonly", "no"], tmp),
             "latch": start_lock_server("latchd", lambda p: [
-                args.latchd, "--port", str(p), "--bind", "127.0.0.1"], tmp),
+                args.latchd, "--port", str(p), "--bind", "127.0.0.1"] + args.latchd_flags, tmp),
         }
         procs += list(ctx.lock.values())
         report["redis_version"] = subprocess.run(
