@@ -183,7 +183,9 @@ class PgTx : public ReservationTx {
  private:
   // Runs `calls` in this transaction; the first batch starts it (BEGIN goes in the same round
   // trip). A first batch that finds its pooled connection closed (the server restarted while
-  // it was idle) is sent again on a fresh connection, once: nothing of it was applied then.
+  // it sat idle: nothing of the batch ran) is sent again on a fresh connection, once. Should
+  // the server instead have died after running a batch that ends in COMMIT, the repeated
+  // hold finds its seats taken (by itself) and answers seat_taken: never a second booking.
   Outcome<std::vector<PgResult>> Run(std::vector<PgCall> calls) {
     const bool first = !begun_;
     if (first) calls.insert(calls.begin(), Script("BEGIN"));
