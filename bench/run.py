@@ -29,6 +29,10 @@ import sys
 import tempfile
 import time
 
+from benchkit.procs import free_port, proc_cpu_seconds
+from benchkit.report import fmt, machine
+from benchkit.stats import paired_ratio
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RESULTS = os.path.join(HERE, "results")
@@ -100,12 +104,6 @@ def info_fields(conn, section):
 
 # ---------------------------------------------------------------- servers
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     def __init__(self, name, argv_for_port, log_dir):
         self.name = name
@@ -144,10 +142,7 @@ class Server:
 
     def cpu_seconds(self):
         """utime + stime of the server process, in seconds."""
-        with open("/proc/%d/stat" % self.proc.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        # fields[0] is the state (field 3); utime and stime are fields 14 and 15.
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return proc_cpu_seconds(self.proc.pid)
 
     def rss_bytes(self):
         with open("/proc/%d/status" % self.proc.pid) as f:
@@ -368,22 +363,16 @@ def summarise(wl, per):
     lat, red = per.get("latch", {}).get("runs", []), per.get("redis", {}).get("runs", [])
     nul = per.get("null", {}).get("runs", [])
     k = min(len(lat), len(red))
-    out["ratio"] = statistics.median(lat[i]["rps"] / red[i]["rps"] for i in range(k)) if k else None
-    out["p99_ratio"] = (statistics.median(lat[i]["p99_us"] / red[i]["p99_us"] for i in range(k))
+    out["ratio"] = paired_ratio(lat, red, "rps")
+    out["p99_ratio"] = (paired_ratio(lat, red, "p99_us")
                         if k and all(red[i]["p99_us"] > 0 for i in range(k)) else None)
-    kn = min(len(nul), len(red))
-    out["null_ratio"] = (statistics.median(nul[i]["rps"] / red[i]["rps"] for i in range(kn))
-                         if kn else None)
+    out["null_ratio"] = paired_ratio(nul, red, "rps")
     s = out["servers"]
     if s.get("latch", {}).get("cpu_us_per_req") and s.get("redis", {}).get("cpu_us_per_req"):
         out["cpu_ratio"] = s["latch"]["cpu_us_per_req"] / s["redis"]["cpu_us_per_req"]
     else:
         out["cpu_ratio"] = None
     return out
-
-
-def fmt(v, spec="%.0f"):
-    return "-" if v is None else spec % v
 
 
 def print_row(r):
@@ -558,18 +547,6 @@ def run_handoff(args, servers, rounds, duration_ms):
 
 
 # ---------------------------------------------------------------- report
-
-def machine():
-    model = "unknown"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    with open("/proc/loadavg") as f:
-        load = f.read().split()[0]
-    return {"nproc": os.cpu_count(), "model": model, "load_at_start": load}
-
 
 def markdown(report):
     m = report["machine"]

@@ -3,7 +3,10 @@
 # (so a second run costs a few dpkg look-ups).
 #
 #   scripts/deps.sh build   what the build needs (compiler, cmake, libraries)
-#   scripts/deps.sh [all]   that plus what the test suites need (redis-server, PostgreSQL, ...)
+#   scripts/deps.sh demo    what demo/reservation/run.sh needs: latchd's and the service's
+#                           build (no test or benchmark libraries), PostgreSQL, redis-server
+#   scripts/deps.sh [all]   the build plus what the test suites need (redis-server, PostgreSQL,
+#                           Chromium, ...)
 #
 # As root it runs apt-get itself; otherwise it prints the exact command to run and exits 1.
 set -euo pipefail
@@ -20,10 +23,19 @@ BUILD_PACKAGES=(
 # fuzzes the parser with clang's libFuzzer; the reservation demo's tests run their own
 # PostgreSQL server (initdb + postgres from the postgresql package); the packaging test runs
 # cpack -G DEB, which needs dpkg-shlibdeps (dpkg-dev) and file(1) (systemd-analyze verifies the
-# unit where the systemd package is installed).
+# unit where the systemd package is installed); the demo's page test drives headless Chromium.
+# The reservation demo (demo/reservation/run.sh): latchd and latch-reservation in Release, no
+# tests or benchmarks, then PostgreSQL and (for `run.sh redis`) redis-server to run against.
+DEMO_PACKAGES=(
+  cmake g++ pkg-config
+  libboost1.81-dev robin-map-dev libspdlog-dev
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
+  libpq-dev
+  postgresql redis-server
+)
 TEST_PACKAGES=(
   redis-server redis-tools
-  postgresql
+  postgresql chromium
   python3 python3-redis
   nodejs npm
   clang-14 libclang-rt-14-dev
@@ -32,9 +44,10 @@ TEST_PACKAGES=(
 
 case "${1:-all}" in
   build) wanted=("${BUILD_PACKAGES[@]}") ;;
+  demo) wanted=("${DEMO_PACKAGES[@]}") ;;
   all | test) wanted=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
   *)
-    echo "usage: $0 [build|all]" >&2
+    echo "usage: $0 [build|demo|all]" >&2
     exit 2
     ;;
 esac

@@ -4,10 +4,13 @@
 #   demo/reservation/run.sh redis      against redis-server (the same service, another URL)
 #   PORT=8080 demo/reservation/run.sh  a fixed HTTP port (default: a free one)
 #   LATCH_BUILD_DIR=build/test ...     use (and build in) an already configured build dir
-# Builds latchd and latch-reservation in Release (build/release, as scripts/start-server.sh),
-# starts PostgreSQL in a temp dir on a free port (as the postgres user when run as root:
-# initdb and postgres refuse root), starts the lock server on a free port, then the service,
-# which prints its URL. Ctrl-C stops everything and removes the temp dir.
+# Installs only what the demo needs (scripts/deps.sh demo: the build of latchd and the service,
+# PostgreSQL, redis-server; no test tools), builds latchd and latch-reservation in Release
+# (build/release, as scripts/start-server.sh), starts PostgreSQL in a temp dir on a free port
+# (as the postgres user when run as root: initdb and postgres refuse root), the lock server on a
+# free port, then the service, and prints the seat map's URL (open it in a browser). The
+# service's access log (one line per request) goes to the terminal. Ctrl-C stops everything
+# and removes the temp dir.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -20,7 +23,7 @@ case "$backend" in
     ;;
 esac
 
-bash scripts/deps.sh all
+bash scripts/deps.sh demo
 build="${LATCH_BUILD_DIR:-build/release}"
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
@@ -90,6 +93,7 @@ pids+=($!)
 wait_for_port "$lock_port"
 echo "lock server ($backend): redis://127.0.0.1:$lock_port"
 
+# It prints "listening on http://127.0.0.1:PORT" and "seat map: http://127.0.0.1:PORT/ ...".
 "$build/demo/reservation/latch-reservation" \
   --pg "host=127.0.0.1 port=$pg_port dbname=tickets user=latch" \
   --lock-url "redis://127.0.0.1:$lock_port" --port "${PORT:-0}" &

@@ -4,8 +4,10 @@
 //                     --lock-url redis://127.0.0.1:6380 [--port 8080] [--bind 127.0.0.1]
 //                     [--hold-ms 900000] [--lock-ttl-ms 5000] [--lock-wait-ms 0]
 //                     [--sweep-ms 1000] [--workers 16] [--pg-pool 10] [--no-seat-locks]
+//                     [--no-warm] [--no-access-log]
 //
-// Prints "listening on http://<bind>:<port>" once serving; stops on SIGINT/SIGTERM.
+// Prints "listening on http://<bind>:<port>" once serving, then the seat map's URL; writes one
+// access log line per request on stderr; stops on SIGINT/SIGTERM.
 #include <signal.h>
 
 #include <charconv>
@@ -24,7 +26,7 @@ void Usage() {
                "usage: latch-reservation --pg CONNINFO --lock-url redis://HOST:PORT\n"
                "       [--port N] [--bind ADDR] [--hold-ms N] [--lock-ttl-ms N]\n"
                "       [--lock-wait-ms N] [--sweep-ms N] [--workers N] [--pg-pool N]\n"
-               "       [--no-seat-locks]\n");
+               "       [--no-seat-locks] [--no-warm] [--no-access-log]\n");
 }
 
 bool ParseNumber(std::string_view text, long long* out) {
@@ -40,6 +42,14 @@ int main(int argc, char** argv) {
     std::string_view flag = argv[i];
     if (flag == "--no-seat-locks") {
       options.lock_seats = false;
+      continue;
+    }
+    if (flag == "--no-warm") {
+      options.warm_connections = false;
+      continue;
+    }
+    if (flag == "--no-access-log") {
+      options.access_log = nullptr;
       continue;
     }
     if (flag == "--help" || flag == "-h") {
@@ -100,6 +110,8 @@ int main(int argc, char** argv) {
   try {
     int port = service.Start();
     std::printf("listening on http://%s:%d\n", options.bind.c_str(), port);
+    std::printf("seat map: http://%s:%d/  (API: http://%s:%d/openapi.json)\n",
+                options.bind.c_str(), port, options.bind.c_str(), port);
     std::fflush(stdout);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "latch-reservation: %s\n", e.what());

@@ -1,6 +1,10 @@
 #include "service.h"
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -12,6 +16,12 @@
 #include "app/reservation_service.h"
 
 namespace latch::demo {
+namespace {
+
+constexpr std::size_t kLockConnections = 4;  // the lock client's pool (pipelined connections)
+constexpr std::size_t kWarmPostgresConnections = 4;
+
+}  // namespace
 
 // Declaration order is construction order; destruction runs backwards (server first).
 struct Service::Parts {
@@ -36,8 +46,27 @@ struct Service::Parts {
                   : nullptr),
         service(store, locks.get(), o.hold),
         api(service, store, locks.get()),
-        http(HttpServerOptions{o.bind, o.port, o.workers, o.body_limit},
+        http(HttpServerOptions{o.bind, o.port, o.workers, o.body_limit,
+                               std::chrono::milliseconds(30000), o.access_log},
              [this](const HttpRequest& r) { return api.Handle(r); }) {}
+
+  // Opens every connection of the lock client's pool now: one PING per connection, sent
+  // together (the client gives each call to its least loaded connection). Without this a
+  // fresh instance opens them during its first burst of bookings, and those requests reach
+  // the lock server late: after a stampede's winner has released the seat, so that they get
+  // through the lock and are refused by PostgreSQL instead. Bounded by the call timeout.
+  void WarmLockClient(std::size_t connections) {
+    if (!lock_client || !locks) return;
+    auto left = std::make_shared<std::atomic<std::size_t>>(connections);
+    auto done = std::make_shared<std::promise<void>>();
+    auto finished = done->get_future();
+    for (std::size_t i = 0; i < connections; ++i) {
+      lock_client->async_execute(Command("PING"), CallOptions{}, [left, done](Result<Reply>) {
+        if (left->fetch_sub(1) == 1) done->set_value();
+      });
+    }
+    finished.wait();
+  }
 
   void Sweep(std::chrono::milliseconds interval) {
     std::unique_lock lock(mu);
@@ -61,7 +90,7 @@ int Service::Start() {
                              "\": " + client_options.error().ToString());
   }
   client_options->client_name = "latch-reservation";
-  client_options->pool_size = 4;
+  client_options->pool_size = kLockConnections;
   client_options->call_timeout = options_.lock_call_timeout;
   client_options->connect_timeout = options_.lock_call_timeout;
   client_options->backoff_max = std::chrono::milliseconds(500);
@@ -70,6 +99,12 @@ int Service::Start() {
   if (!schema.ok()) {
     parts_.reset();
     throw std::runtime_error("cannot prepare the database: " + schema.error().message);
+  }
+  // A started instance answers its first requests as fast as its later ones: PostgreSQL and
+  // lock server connections are opened now, not by the first burst of requests.
+  if (options_.warm_connections) {
+    parts_->pool.Warm(std::min<std::size_t>(options_.pg_pool, kWarmPostgresConnections));
+    parts_->WarmLockClient(kLockConnections);
   }
   int port = parts_->http.Start();
   if (options_.sweep_interval.count() > 0) {

@@ -4,6 +4,7 @@
 // by the tests (several instances in one process). No Asio or Beast in this header.
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,11 @@ struct ServiceOptions {
   std::size_t pg_pool = 10;  // PostgreSQL connections
   std::size_t body_limit = 64 * 1024;
   bool lock_seats = true;  // false: defence 1 off (for demonstrations and tests)
+  // Open PostgreSQL and lock server connections at start (false: on first use, to measure
+  // what that costs a fresh instance's first burst of requests).
+  bool warm_connections = true;
+  // One line per request (method, path, status, duration, round trips); nullptr: none.
+  std::FILE* access_log = stderr;
 };
 
 class Service {

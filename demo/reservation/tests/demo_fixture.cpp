@@ -45,6 +45,7 @@ ServiceOptions DemoTest::Options() const {
   o.sweep_interval = std::chrono::milliseconds(0);
   o.workers = 16;
   o.pg_pool = 8;
+  o.access_log = nullptr;  // the access log test gives its own file
   return o;
 }
 

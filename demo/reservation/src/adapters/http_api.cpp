@@ -1,164 +1,25 @@
 #include "adapters/http_api.h"
 
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/json/value.hpp>
-#include <charconv>
 #include <optional>
 
+#include "adapters/http_json.h"
+#include "adapters/round_trips.h"
+#include "adapters/web_assets.h"
 #include "domain/rules.h"
 
 namespace latch::demo {
-namespace json = boost::json;
-
-int StatusOf(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kBadInput:
-      return 400;
-    case ErrorCode::kNotFound:
-      return 404;
-    case ErrorCode::kSeatTaken:
-    case ErrorCode::kLockBusy:
-    case ErrorCode::kStaleFence:
-    case ErrorCode::kInvalidState:
-    case ErrorCode::kConflict:
-      return 409;
-    case ErrorCode::kIdempotencyMismatch:
-      return 422;
-    case ErrorCode::kUnavailable:
-      return 503;
-    case ErrorCode::kInternal:
-      return 500;
-  }
-  return 500;
-}
-
-std::string_view NameOf(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kBadInput:
-      return "bad_request";
-    case ErrorCode::kNotFound:
-      return "not_found";
-    case ErrorCode::kSeatTaken:
-      return "seat_taken";
-    case ErrorCode::kLockBusy:
-      return "lock_busy";
-    case ErrorCode::kStaleFence:
-      return "stale_fence";
-    case ErrorCode::kInvalidState:
-      return "invalid_state";
-    case ErrorCode::kConflict:
-      return "conflict";
-    case ErrorCode::kIdempotencyMismatch:
-      return "idempotency_mismatch";
-    case ErrorCode::kUnavailable:
-      return "unavailable";
-    case ErrorCode::kInternal:
-      return "internal";
-  }
-  return "internal";
-}
-
 namespace {
 
-HttpResponse Json(int status, const json::value& body) {
-  return HttpResponse{status, json::serialize(body), {}};
-}
-
-HttpResponse Error(const AppError& error) {
-  return Json(StatusOf(error.code),
-              json::object{{"error", NameOf(error.code)}, {"message", error.message}});
-}
-
-HttpResponse BadRequest(std::string message) {
-  return Error({ErrorCode::kBadInput, std::move(message)});
-}
-
-json::object EventJson(const Event& e) {
-  return {{"id", e.id}, {"name", e.name}, {"seats", e.seat_count}, {"available", e.available}};
-}
-
-json::object ReservationJson(const Reservation& r) {
-  json::array seats;
-  for (SeatNo s : r.seats) seats.emplace_back(s);
-  return {{"id", r.id},
-          {"event_id", r.event_id},
-          {"user", r.user},
-          {"seats", std::move(seats)},
-          {"status", ReservationStatusName(r.status)},
-          {"hold_expires_at", r.hold_expires_at}};
-}
-
-template <class T, class ToJson>
-HttpResponse Render(const Outcome<T>& outcome, int ok_status, ToJson to_json) {
-  if (!outcome.ok()) return Error(outcome.error());
-  return Json(ok_status, to_json(outcome.value()));
-}
-
-// A positive decimal id that fits int64, or nullopt.
-std::optional<std::int64_t> ParseId(std::string_view text) {
-  if (text.empty() || text.size() > 18) return std::nullopt;
-  std::int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 1) return std::nullopt;
-  return v;
-}
-
-// The body as a JSON object, or the 400 response that says why not.
-std::optional<json::object> ParseObject(const std::string& body, HttpResponse* error) {
-  if (body.empty()) {
-    *error = BadRequest("request body is empty: a JSON object is expected");
-    return std::nullopt;
-  }
-  json::parse_options options;
-  options.max_depth = 16;
-  boost::system::error_code ec;
-  json::value value = json::parse(body, ec, {}, options);
-  if (ec) {
-    *error = BadRequest("malformed JSON: " + ec.message());
-    return std::nullopt;
-  }
-  if (!value.is_object()) {
-    *error = BadRequest("the body must be a JSON object");
-    return std::nullopt;
-  }
-  return std::move(value.as_object());
-}
-
-// An integral JSON number (no fraction, no exponent form), or nullopt.
-std::optional<std::int64_t> IntegerOf(const json::value& v) {
-  if (v.is_int64()) return v.as_int64();
-  if (v.is_uint64() && v.as_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) {
-    return static_cast<std::int64_t>(v.as_uint64());
-  }
-  return std::nullopt;
-}
-
-// A required string field, or the 400 response.
-std::optional<std::string> StringField(const json::object& o, const char* name,
-                                       HttpResponse* error) {
-  const json::value* v = o.if_contains(name);
-  if (v == nullptr) {
-    *error = BadRequest(std::string("missing field \"") + name + "\"");
-    return std::nullopt;
-  }
-  if (!v->is_string()) {
-    *error = BadRequest(std::string("field \"") + name + "\" must be a string");
-    return std::nullopt;
-  }
-  return std::string(v->as_string());
-}
-
-struct Route {
-  std::vector<std::string_view> parts;  // path segments
+struct Target {
+  std::vector<std::string_view> segments;
   std::string_view query;
 };
 
-Route Split(std::string_view target) {
-  Route route;
+Target Split(std::string_view target) {
+  Target out;
   std::size_t q = target.find('?');
   if (q != std::string_view::npos) {
-    route.query = target.substr(q + 1);
+    out.query = target.substr(q + 1);
     target = target.substr(0, q);
   }
   while (!target.empty()) {
@@ -166,152 +27,223 @@ Route Split(std::string_view target) {
     if (start == std::string_view::npos) break;
     target.remove_prefix(start);
     std::size_t end = target.find('/');
-    route.parts.push_back(target.substr(0, end));
+    out.segments.push_back(target.substr(0, end));
     if (end == std::string_view::npos) break;
     target.remove_prefix(end);
   }
-  return route;
+  return out;
 }
 
-// The value of `name` in a query string (no percent-decoding: only numbers are read).
-std::optional<std::string_view> QueryParam(std::string_view query, std::string_view name) {
-  while (!query.empty()) {
-    std::size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    std::size_t eq = pair.find('=');
-    if (pair.substr(0, eq) == name) {
-      return eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+std::vector<std::string> PatternSegments(std::string_view path) {
+  std::vector<std::string> out;
+  for (std::string_view s : Split(path).segments) out.emplace_back(s);
+  return out;
+}
+
+bool Matches(const std::vector<std::string>& pattern, const std::vector<std::string_view>& path,
+             std::vector<std::string_view>* captures) {
+  if (pattern.size() != path.size()) return false;
+  captures->clear();
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (!pattern[i].empty() && pattern[i].front() == '{') {
+      captures->push_back(path[i]);
+    } else if (pattern[i] != path[i]) {
+      return false;
     }
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
   }
-  return std::nullopt;
+  return true;
 }
 
-HttpResponse MethodNotAllowed(std::string_view allowed) {
-  HttpResponse r = Json(405, json::object{{"error", "method_not_allowed"},
-                                          {"message", "use " + std::string(allowed)}});
-  r.headers.emplace_back("Allow", std::string(allowed));
-  return r;
+// A query parameter that must be a non-negative integer when present: `fallback` when
+// absent, nullopt (and the 400 in *error) when malformed.
+std::optional<std::int64_t> NumberParam(std::string_view query, const char* name,
+                                        std::int64_t fallback, HttpResponse* error) {
+  auto v = QueryParam(query, name);
+  if (!v) return fallback;
+  if (*v == "0") return 0;
+  auto n = ParseId(*v);
+  if (!n) *error = BadRequest(std::string("\"") + name + "\" must be a non-negative integer");
+  return n;
 }
 
-HttpResponse NotFound(std::string_view target) {
-  return Json(404, json::object{{"error", "not_found"},
-                                {"message", "no such endpoint: " + std::string(target)}});
+// One letter per seat in a seat map: available, held (reserved), confirmed.
+char SeatLetter(SeatStatus s) {
+  switch (s) {
+    case SeatStatus::kAvailable:
+      return 'a';
+    case SeatStatus::kReserved:
+      return 'h';
+    case SeatStatus::kConfirmed:
+      return 'c';
+  }
+  return 'h';
 }
 
 }  // namespace
 
-HttpResponse HttpApi::Handle(const HttpRequest& req) {
-  const Route route = Split(req.target);
-  const auto& p = route.parts;
-  const bool get = req.method == "GET";
-  const bool post = req.method == "POST";
-
-  if (p.size() == 1 && p[0] == "health") {
-    if (!get) return MethodNotAllowed("GET");
-    auto pg = store_.Ping();
-    std::optional<Outcome<Unit>> lock;
-    if (locks_ != nullptr) lock = locks_->Ping();
-    const bool healthy = pg.ok() && (!lock || lock->ok());
-    json::object body{{"status", healthy ? "ok" : "unavailable"},
-                      {"postgres", pg.ok() ? "ok" : pg.error().message}};
-    body["lock_server"] = !lock ? std::string("off") : lock->ok() ? "ok" : lock->error().message;
-    return Json(healthy ? 200 : 503, body);
+HttpApi::HttpApi(ReservationService& service, ReservationStore& store, SeatLocks* locks)
+    : service_(service), store_(store), locks_(locks) {
+  for (const WebAsset& asset : WebAssets()) {
+    Add("GET", std::string(asset.path), [&asset](const HttpRequest&, const Captures&) {
+      return HttpResponse{200, std::string(asset.body), {}, std::string(asset.content_type), {}};
+    });
   }
+  Add("GET", "/health", [this](const HttpRequest&, const Captures&) { return Health(); });
+  Add("POST", "/events", [this](const HttpRequest& r, const Captures&) { return CreateEvent(r); });
+  // The routes below take an id first: a malformed one is a 400 whatever follows.
+  auto with_id = [](const char* what, auto handle) {
+    return [what, handle](const HttpRequest& r, const Captures& c) {
+      auto id = ParseId(c[0]);
+      if (!id) return BadRequest(std::string("bad ") + what + " id \"" + std::string(c[0]) + "\"");
+      return handle(r, *id);
+    };
+  };
+  Add("GET", "/events/{id}", with_id("event", [this](const HttpRequest&, std::int64_t id) {
+        return Render(service_.GetEvent(id), 200, EventJson);
+      }));
+  Add("GET", "/events/{id}/seats", with_id("event", [this](const HttpRequest& r, std::int64_t id) {
+        return ListSeats(id, Split(r.target).query);
+      }));
+  Add("GET", "/events/{id}/seatmap",
+      with_id("event", [this](const HttpRequest& r, std::int64_t id) {
+        return ShowSeatMap(id, Split(r.target).query);
+      }));
+  Add("POST", "/events/{id}/reservations",
+      with_id("event", [this](const HttpRequest& r, std::int64_t id) { return Reserve(r, id); }));
+  Add("GET", "/reservations/{id}",
+      with_id("reservation", [this](const HttpRequest&, std::int64_t id) {
+        return Render(service_.GetReservation(id), 200, ReservationJson);
+      }));
+  Add("POST", "/reservations/{id}/confirm",
+      with_id("reservation", [this](const HttpRequest&, std::int64_t id) {
+        return Render(service_.Confirm(id), 200, ReservationJson);
+      }));
+  Add("POST", "/reservations/{id}/cancel",
+      with_id("reservation", [this](const HttpRequest&, std::int64_t id) {
+        return Render(service_.Cancel(id), 200, ReservationJson);
+      }));
+}
 
-  if (!p.empty() && p[0] == "events") {
-    if (p.size() == 1) {
-      if (!post) return MethodNotAllowed("POST");
-      HttpResponse error;
-      auto body = ParseObject(req.body, &error);
-      if (!body) return error;
-      auto name = StringField(*body, "name", &error);
-      if (!name) return error;
-      const json::value* seats = body->if_contains("seats");
-      if (seats == nullptr) return BadRequest("missing field \"seats\"");
-      auto count = IntegerOf(*seats);
-      if (!count) return BadRequest("field \"seats\" must be an integer");
-      return Render(service_.CreateEvent(*name, *count), 201, EventJson);
-    }
-    auto id = ParseId(p[1]);
-    if (!id) return BadRequest("bad event id \"" + std::string(p[1]) + "\"");
-    if (p.size() == 2) {
-      if (!get) return MethodNotAllowed("GET");
-      return Render(service_.GetEvent(*id), 200, EventJson);
-    }
-    if (p.size() == 3 && p[2] == "seats") {
-      if (!get) return MethodNotAllowed("GET");
-      std::int64_t offset = 0;
-      std::int64_t limit = 1000;
-      if (auto v = QueryParam(route.query, "offset")) {
-        auto n = ParseId(*v);
-        if (!n && *v != "0") return BadRequest("\"offset\" must be a non-negative integer");
-        offset = n.value_or(0);
-      }
-      if (auto v = QueryParam(route.query, "limit")) {
-        auto n = ParseId(*v);
-        if (!n) return BadRequest("\"limit\" must be a positive integer");
-        limit = *n;
-      }
-      return Render(service_.AvailableSeats(*id, offset, limit), 200, [](const SeatPage& page) {
-        json::array seats;
-        for (SeatNo s : page.seats) seats.emplace_back(s);
-        return json::object{
-            {"event_id", page.event_id}, {"available", page.available}, {"seats", seats}};
-      });
-    }
-    if (p.size() == 3 && p[2] == "reservations") {
-      if (!post) return MethodNotAllowed("POST");
-      HttpResponse error;
-      auto body = ParseObject(req.body, &error);
-      if (!body) return error;
-      auto user = StringField(*body, "user", &error);
-      if (!user) return error;
-      const json::value* seats = body->if_contains("seats");
-      if (seats == nullptr) return BadRequest("missing field \"seats\"");
-      if (!seats->is_array()) return BadRequest("field \"seats\" must be an array of integers");
-      ReserveCommand command{*id, *user, {}};
-      for (const json::value& seat : seats->as_array()) {
-        auto n = IntegerOf(seat);
-        if (!n) return BadRequest("field \"seats\" must be an array of integers");
-        command.seats.push_back(*n);
-        if (command.seats.size() > kMaxSeatsPerReservation) break;  // the rules report it
-      }
-      const std::string* key = req.header("idempotency-key");
-      if (key == nullptr) {
-        return Render(service_.Reserve(command), 201, ReservationJson);
-      }
-      if (key->empty() || key->size() > 200) {
-        return BadRequest("Idempotency-Key must be 1 to 200 characters");
-      }
-      auto result =
-          service_.ReserveIdempotent(command, *key, [](const Outcome<Reservation>& outcome) {
-            HttpResponse r = Render(outcome, 201, ReservationJson);
-            return StoredResponse{r.status, std::move(r.body)};
-          });
-      if (!result.ok()) return Error(result.error());
-      HttpResponse r{result->response.status, result->response.body, {}};
-      if (result->replayed) r.headers.emplace_back("Idempotent-Replayed", "true");
-      return r;
-    }
-    return NotFound(req.target);
-  }
+void HttpApi::Add(std::string method, std::string path, Handler handler) {
+  std::vector<std::string> segments = PatternSegments(path);
+  routes_.push_back({std::move(method), std::move(path), std::move(segments), std::move(handler)});
+}
 
-  if (!p.empty() && p[0] == "reservations" && p.size() >= 2) {
-    auto id = ParseId(p[1]);
-    if (!id) return BadRequest("bad reservation id \"" + std::string(p[1]) + "\"");
-    if (p.size() == 2) {
-      if (!get) return MethodNotAllowed("GET");
-      return Render(service_.GetReservation(*id), 200, ReservationJson);
-    }
-    if (p.size() == 3 && (p[2] == "confirm" || p[2] == "cancel")) {
-      if (!post) return MethodNotAllowed("POST");
-      auto outcome = p[2] == "confirm" ? service_.Confirm(*id) : service_.Cancel(*id);
-      return Render(outcome, 200, ReservationJson);
-    }
+std::vector<RouteInfo> HttpApi::Routes() const {
+  std::vector<RouteInfo> out;
+  for (const Route& r : routes_) out.push_back({r.method, r.path});
+  return out;
+}
+
+HttpResponse HttpApi::Handle(const HttpRequest& request) {
+  RoundTrips& trips = ThisThreadRoundTrips();
+  trips = RoundTrips{};
+  HttpResponse response = Dispatch(request);
+  response.log_note =
+      "pg=" + std::to_string(trips.postgres) + " lock=" + std::to_string(trips.lock_server);
+  return response;
+}
+
+HttpResponse HttpApi::Dispatch(const HttpRequest& request) {
+  const Target target = Split(request.target);
+  std::vector<std::string_view> captures;
+  std::string allowed;  // methods of the routes whose path matches
+  for (const Route& route : routes_) {
+    if (!Matches(route.segments, target.segments, &captures)) continue;
+    if (route.method == request.method) return route.handler(request, captures);
+    if (!allowed.empty()) allowed += ", ";
+    allowed += route.method;
   }
-  return NotFound(req.target);
+  if (!allowed.empty()) return MethodNotAllowed(allowed);
+  return NotFound(request.target);
+}
+
+HttpResponse HttpApi::Health() {
+  auto pg = store_.Ping();
+  std::optional<Outcome<Unit>> lock;
+  if (locks_ != nullptr) lock = locks_->Ping();
+  const bool healthy = pg.ok() && (!lock || lock->ok());
+  json::object body{{"status", healthy ? "ok" : "unavailable"},
+                    {"postgres", pg.ok() ? "ok" : pg.error().message}};
+  body["lock_server"] = !lock ? std::string("off") : lock->ok() ? "ok" : lock->error().message;
+  return Json(healthy ? 200 : 503, body);
+}
+
+HttpResponse HttpApi::CreateEvent(const HttpRequest& request) {
+  HttpResponse error;
+  auto body = ParseObject(request.body, &error);
+  if (!body) return error;
+  auto name = StringField(*body, "name", &error);
+  if (!name) return error;
+  const json::value* seats = body->if_contains("seats");
+  if (seats == nullptr) return BadRequest("missing field \"seats\"");
+  auto count = IntegerOf(*seats);
+  if (!count) return BadRequest("field \"seats\" must be an integer");
+  return Render(service_.CreateEvent(*name, *count), 201, EventJson);
+}
+
+HttpResponse HttpApi::ListSeats(std::int64_t event, std::string_view query) {
+  HttpResponse error;
+  auto after = NumberParam(query, "after", 0, &error);
+  if (!after) return error;
+  auto offset = NumberParam(query, "offset", 0, &error);
+  if (!offset) return error;
+  auto limit = QueryParam(query, "limit");
+  std::optional<std::int64_t> n = limit ? ParseId(*limit) : 1000;
+  if (!n) return BadRequest("\"limit\" must be a positive integer");
+  return Render(service_.AvailableSeats(event, *after, *offset, *n), 200,
+                [](const SeatPage& page) {
+                  json::array seats;
+                  for (SeatNo s : page.seats) seats.emplace_back(s);
+                  return json::object{{"event_id", page.event_id},
+                                      {"available", page.available},
+                                      {"seats", std::move(seats)}};
+                });
+}
+
+HttpResponse HttpApi::ShowSeatMap(std::int64_t event, std::string_view query) {
+  HttpResponse error;
+  auto from = NumberParam(query, "from", 1, &error);
+  if (!from) return error;
+  auto count = NumberParam(query, "count", kMaxSeatMapSeats, &error);
+  if (!count) return error;
+  return Render(service_.Seats(event, *from, *count), 200, [](const SeatMap& map) {
+    std::string letters;
+    letters.reserve(map.statuses.size());
+    for (SeatStatus s : map.statuses) letters.push_back(SeatLetter(s));
+    return json::object{{"event_id", map.event_id}, {"from", map.first}, {"seats", letters}};
+  });
+}
+
+HttpResponse HttpApi::Reserve(const HttpRequest& request, std::int64_t event) {
+  HttpResponse error;
+  auto body = ParseObject(request.body, &error);
+  if (!body) return error;
+  auto user = StringField(*body, "user", &error);
+  if (!user) return error;
+  const json::value* seats = body->if_contains("seats");
+  if (seats == nullptr) return BadRequest("missing field \"seats\"");
+  if (!seats->is_array()) return BadRequest("field \"seats\" must be an array of integers");
+  ReserveCommand command{event, *user, {}};
+  for (const json::value& seat : seats->as_array()) {
+    auto n = IntegerOf(seat);
+    if (!n) return BadRequest("field \"seats\" must be an array of integers");
+    command.seats.push_back(*n);
+    if (command.seats.size() > kMaxSeatsPerReservation) break;  // the rules report it
+  }
+  const std::string* key = request.header("idempotency-key");
+  if (key == nullptr) return Render(service_.Reserve(command), 201, ReservationJson);
+  if (key->empty() || key->size() > 200) {
+    return BadRequest("Idempotency-Key must be 1 to 200 characters");
+  }
+  auto result = service_.ReserveIdempotent(command, *key, [](const Outcome<Reservation>& outcome) {
+    HttpResponse r = Render(outcome, 201, ReservationJson);
+    return StoredResponse{r.status, std::move(r.body)};
+  });
+  if (!result.ok()) return Error(result.error());
+  HttpResponse r{result->response.status, result->response.body, {}};
+  if (result->replayed) r.headers.emplace_back("Idempotent-Replayed", "true");
+  return r;
 }
 
 }  // namespace latch::demo

@@ -8,6 +8,7 @@
 // and the connection's coroutine resumes on the I/O thread when it is done. So a slow
 // PostgreSQL never stalls the reading and writing of other connections.
 #include <chrono>
+#include <cstdio>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -29,8 +30,10 @@ struct HttpRequest {
 
 struct HttpResponse {
   int status = 200;
-  std::string body;                                          // JSON
+  std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // besides Content-Type/Length
+  std::string content_type = "application/json";
+  std::string log_note;  // appended to the request's access log line (e.g. round trips)
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
@@ -41,6 +44,8 @@ struct HttpServerOptions {
   std::size_t workers = 16;
   std::size_t body_limit = 64 * 1024;           // larger bodies get 413
   std::chrono::milliseconds io_timeout{30000};  // per read and per write
+  // One line per request (see LogRequest in http_server.cpp); nullptr: none. Not owned.
+  std::FILE* access_log = stderr;
 };
 
 class HttpServer {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "adapters/round_trips.h"
+
 namespace latch::demo {
 namespace {
 
@@ -14,7 +16,10 @@ class LatchHeldLocks : public HeldLocks {
     for (const Lease& lease : leases_) tokens_.push_back(lease.fencing_token);
   }
   ~LatchHeldLocks() override {
-    for (auto it = leases_.rbegin(); it != leases_.rend(); ++it) lock_.release_sync(*it);
+    for (auto it = leases_.rbegin(); it != leases_.rend(); ++it) {
+      ++ThisThreadRoundTrips().lock_server;
+      lock_.release_sync(*it);
+    }
   }
   const std::vector<std::optional<std::int64_t>>& fencing_tokens() const override {
     return tokens_;
@@ -38,9 +43,13 @@ Outcome<std::unique_ptr<HeldLocks>> LatchSeatLocks::AcquireAll(
   AcquireOptions options;
   options.wait = wait_;
   for (const std::string& key : keys) {
+    ++ThisThreadRoundTrips().lock_server;
     auto lease = lock_.acquire_sync(key, ttl_, options);
     if (!lease.ok()) {
-      for (auto it = leases.rbegin(); it != leases.rend(); ++it) lock_.release_sync(*it);
+      for (auto it = leases.rbegin(); it != leases.rend(); ++it) {
+        ++ThisThreadRoundTrips().lock_server;
+        lock_.release_sync(*it);
+      }
       if (lease.error().is(Errc::kNotAcquired)) {
         return AppError{ErrorCode::kLockBusy, "seat is being booked by another request (" + key +
                                                   " is locked); try again"};
@@ -54,6 +63,7 @@ Outcome<std::unique_ptr<HeldLocks>> LatchSeatLocks::AcquireAll(
 }
 
 Outcome<Unit> LatchSeatLocks::Ping() {
+  ++ThisThreadRoundTrips().lock_server;
   auto reply = client_.command_sync("PING");
   if (!reply.ok()) {
     return AppError{ErrorCode::kUnavailable,

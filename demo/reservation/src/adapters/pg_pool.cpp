@@ -1,8 +1,11 @@
 #include "adapters/pg_pool.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <utility>
+
+#include "adapters/round_trips.h"
 
 namespace latch::demo {
 namespace {
@@ -25,6 +28,9 @@ AppError ErrorOf(PGconn* conn, const PGresult* result) {
   if (PQstatus(conn) != CONNECTION_OK || state == nullptr || StartsWith(state, "08") ||
       StartsWith(state, "57P")) {
     return {ErrorCode::kUnavailable, "PostgreSQL unavailable: " + message};
+  }
+  if (std::strcmp(state, "LT001") == 0) {  // seats_not_held(), pg_schema.cpp
+    return {ErrorCode::kSeatTaken, "a seat is not available"};
   }
   if (std::strcmp(state, "40001") == 0 || std::strcmp(state, "40P01") == 0) {
     return {ErrorCode::kConflict, "transaction conflict, retry: " + message};
@@ -49,21 +55,118 @@ std::int64_t PgResult::affected() const {
   return v;
 }
 
-Outcome<PgResult> PgExec(PGconn* conn, const char* sql, const PgParams& params) {
+namespace {
+
+bool Succeeded(const PGresult* r) {
+  const ExecStatusType status = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+}
+
+std::vector<const char*> Values(const PgParams& params) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  return values;
+}
+
+// One message of a pipeline whose result is read back: a statement's Parse (prepared once
+// per connection, in the pipeline itself: a Parse sent alone would be refused inside a
+// failed transaction) or a call.
+struct Slot {
+  const PgStatement* prepare = nullptr;  // set: the Parse of this statement
+  std::size_t call = 0;                  // else: the index of the call
+};
+
+bool Send(PgSession& session, const PgCall& call) {
+  if (call.statement == nullptr) {
+    return PQsendQueryParams(session.conn, call.sql, 0, nullptr, nullptr, nullptr, nullptr, 0) ==
+           1;
+  }
+  auto values = Values(call.params);
+  return PQsendQueryPrepared(session.conn, call.statement->name, static_cast<int>(values.size()),
+                             values.data(), nullptr, nullptr, 0) == 1;
+}
+
+// Sends every call (each statement's Parse first where the connection lacks it); false when
+// libpq refuses to queue one (the connection is broken).
+bool SendAll(PgSession& session, const std::vector<PgCall>& calls, std::vector<Slot>* slots) {
+  std::unordered_set<const PgStatement*> parsing;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const PgStatement* st = calls[i].statement;
+    if (st != nullptr && session.prepared.count(st) == 0 && parsing.insert(st).second) {
+      if (PQsendPrepare(session.conn, st->name, st->sql, 0, nullptr) != 1) return false;
+      slots->push_back({st, 0});
+    }
+    if (!Send(session, calls[i])) return false;
+    slots->push_back({nullptr, i});
+  }
+  return true;
+}
+
+}  // namespace
+
+Outcome<PgResult> PgExec(PGconn* conn, const char* sql, const PgParams& params) {
+  auto values = Values(params);
+  ++ThisThreadRoundTrips().postgres;
   PgResult result(PQexecParams(conn, sql, static_cast<int>(values.size()), nullptr, values.data(),
                                nullptr, nullptr, 0));
-  ExecStatusType status = result.raw() ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+  if (Succeeded(result.raw())) return result;
   return ErrorOf(conn, result.raw());
 }
 
+Outcome<PgResult> PgExec(PgSession& session, const PgStatement& statement,
+                         const PgParams& params) {
+  auto r = PgPipeline(session, {PgCall{&statement, params, nullptr}});
+  if (!r.ok()) return r.error();
+  return std::move(r->front());
+}
+
+Outcome<std::vector<PgResult>> PgPipeline(PgSession& session, const std::vector<PgCall>& calls) {
+  PGconn* conn = session.conn;
+  if (PQenterPipelineMode(conn) != 1) return ErrorOf(conn, nullptr);
+  ++ThisThreadRoundTrips().postgres;
+  std::vector<Slot> slots;
+  const bool sent = SendAll(session, calls, &slots);
+  // Every sent message has its result, then the Sync its own; a connection that fails in
+  // between is left in pipeline mode and closed by the pool (see PgPool::Return).
+  const bool synced = PQpipelineSync(conn) == 1;
+  std::vector<PgResult> results;
+  std::optional<AppError> error;
+  if (!sent || !synced) error = ErrorOf(conn, nullptr);
+  for (std::size_t i = 0; i < slots.size() && synced; ++i) {
+    PgResult r(PQgetResult(conn));
+    if (r.raw() == nullptr) {
+      if (!error) error = ErrorOf(conn, nullptr);
+      break;
+    }
+    const ExecStatusType status = PQresultStatus(r.raw());
+    const bool ok = Succeeded(r.raw());
+    if (!error && status != PGRES_PIPELINE_ABORTED && !ok) error = ErrorOf(conn, r.raw());
+    if (PQgetResult(conn) != nullptr) {  // one result per message, then the end marker
+      if (!error) error = AppError{ErrorCode::kInternal, "PostgreSQL: extra result in pipeline"};
+      break;
+    }
+    if (slots[i].prepare != nullptr) {
+      if (ok) session.prepared.insert(slots[i].prepare);
+    } else {
+      results.push_back(std::move(r));
+    }
+  }
+  // Bounded: the Sync's result comes after the others'.
+  for (int i = 0; i < 4 && synced; ++i) {
+    PgResult r(PQgetResult(conn));
+    if (r.raw() != nullptr && PQresultStatus(r.raw()) == PGRES_PIPELINE_SYNC) break;
+    if (r.raw() == nullptr && PQstatus(conn) != CONNECTION_OK) break;
+  }
+  if (PQexitPipelineMode(conn) != 1 && !error) error = ErrorOf(conn, nullptr);
+  if (error) return *error;
+  return results;
+}
+
 Outcome<Unit> PgExecScript(PGconn* conn, const char* sql) {
+  ++ThisThreadRoundTrips().postgres;
   PgResult result(PQexec(conn, sql));
-  ExecStatusType status = result.raw() ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return Unit{};
+  if (Succeeded(result.raw())) return Unit{};
   return ErrorOf(conn, result.raw());
 }
 
@@ -74,11 +177,14 @@ PgPool::PgPool(std::string conninfo, std::size_t size, Millis acquire_timeout)
 
 PgPool::~PgPool() {
   std::lock_guard lock(mu_);
-  for (PGconn* conn : idle_) PQfinish(conn);
+  for (PgSession* session : idle_) {
+    PQfinish(session->conn);
+    delete session;
+  }
 }
 
 PgPool::Conn::~Conn() {
-  if (conn_ != nullptr) pool_->Return(conn_);
+  if (session_ != nullptr) pool_->Return(session_);
 }
 
 PGconn* PgPool::Connect(std::string* error) {
@@ -93,7 +199,12 @@ PGconn* PgPool::Connect(std::string* error) {
     return nullptr;
   }
   // A statement never waits forever (e.g. behind a crashed peer's row lock).
-  auto set = PgExecScript(conn, "SET statement_timeout = 10000; SET client_min_messages = warning");
+  // plan_cache_mode: the prepared statements are planned once per connection. Left to
+  // itself PostgreSQL re-plans some of them on every call (a seat page's generic plan, with
+  // its LIMIT unknown, looks dearer than the custom ones), which cost ~0.7 ms of CPU a call.
+  auto set = PgExecScript(conn,
+                          "SET statement_timeout = 10000; SET client_min_messages = warning;"
+                          " SET plan_cache_mode = force_generic_plan");
   if (!set.ok()) {
     *error = set.error().message;
     PQfinish(conn);
@@ -111,9 +222,9 @@ Outcome<PgPool::Conn> PgPool::Acquire() {
                                                  std::to_string(acquire_timeout_.count()) + " ms"};
   }
   if (!idle_.empty()) {
-    PGconn* conn = idle_.back();
+    PgSession* session = idle_.back();
     idle_.pop_back();
-    return Conn(this, conn);
+    return Conn(this, session);
   }
   ++open_;
   lock.unlock();
@@ -125,16 +236,29 @@ Outcome<PgPool::Conn> PgPool::Acquire() {
     freed_.notify_one();
     return AppError{ErrorCode::kUnavailable, error};
   }
-  return Conn(this, conn);
+  return Conn(this, new PgSession{conn, {}});
 }
 
-void PgPool::Return(PGconn* conn) {
-  const bool reusable =
-      PQstatus(conn) == CONNECTION_OK && PQtransactionStatus(conn) == PQTRANS_IDLE;
-  if (!reusable) PQfinish(conn);
+void PgPool::Warm(std::size_t count) {
+  std::vector<Outcome<Conn>> opened;  // held together so that each Acquire opens a new one
+  for (std::size_t i = 0; i < std::min(count, size_); ++i) {
+    opened.push_back(Acquire());
+    if (!opened.back().ok()) break;
+  }
+}
+
+void PgPool::Return(PgSession* session) {
+  PGconn* conn = session->conn;
+  const bool reusable = PQstatus(conn) == CONNECTION_OK &&
+                        PQtransactionStatus(conn) == PQTRANS_IDLE &&
+                        PQpipelineStatus(conn) == PQ_PIPELINE_OFF;
+  if (!reusable) {
+    PQfinish(conn);
+    delete session;
+  }
   std::lock_guard lock(mu_);
   if (reusable) {
-    idle_.push_back(conn);
+    idle_.push_back(session);
   } else {
     --open_;
   }

@@ -1,10 +1,15 @@
 #pragma once
-// A small pool of libpq connections and a checked way to run one statement.
+// A small pool of libpq connections, prepared statements, and pipelines of statements.
 //
 // libpq calls block, so everything here runs on the HTTP adapter's worker threads (never on an
-// Asio I/O thread). Connections are opened lazily, up to `size`; Acquire() waits (bounded) for
-// a free one. A connection that broke, or that is returned inside a transaction, is closed
-// instead of being reused.
+// Asio I/O thread). Connections are opened lazily, up to `size` (Warm() opens some at start);
+// Acquire() waits (bounded) for a free one. A connection that broke, or that is returned
+// inside a transaction or a pipeline, is closed instead of being reused.
+//
+// Round trips are the cost that matters on a loaded machine (each one is a wake-up of the
+// backend and of our worker), so statements are prepared once per connection (PgStatement)
+// and a request sends what it knows it will run as one pipeline (PgPipeline): BEGIN, the
+// statements and, when nothing needs to be looked at in between, COMMIT.
 #include <libpq-fe.h>
 
 #include <condition_variable>
@@ -13,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "app/outcome.h"
@@ -41,10 +47,38 @@ class PgResult {
 
 using PgParams = std::vector<std::optional<std::string>>;  // nullopt: SQL NULL
 
+// A statement prepared under `name` on each connection the first time it runs there. Define
+// them as constants with static storage: a connection remembers the ones it has by address.
+struct PgStatement {
+  const char* name;
+  const char* sql;  // $1..$n, text parameters
+};
+
+// One connection and the statements prepared on it.
+struct PgSession {
+  PGconn* conn = nullptr;
+  std::unordered_set<const PgStatement*> prepared;
+};
+
+// One statement of a pipeline: a prepared one, or (statement == nullptr) `sql` without
+// parameters such as BEGIN, SAVEPOINT or COMMIT.
+struct PgCall {
+  const PgStatement* statement = nullptr;
+  PgParams params;
+  const char* sql = nullptr;
+};
+
 // Runs one statement (text parameters $1..$n). Errors: kUnavailable when the connection is
 // gone or the server is shutting down, kConflict on a deadlock or serialization failure,
 // kInternal otherwise (with PostgreSQL's message).
 Outcome<PgResult> PgExec(PGconn* conn, const char* sql, const PgParams& params);
+// The same for a prepared statement (prepared on this session first if need be).
+Outcome<PgResult> PgExec(PgSession& session, const PgStatement& statement,
+                         const PgParams& params);
+// Sends every call, then one Sync, and reads every result: one round trip. The results, one
+// per call, when all succeeded; else the first error (the calls after a failed one are not
+// run; an open transaction is then aborted and must be rolled back).
+Outcome<std::vector<PgResult>> PgPipeline(PgSession& session, const std::vector<PgCall>& calls);
 // Runs a script of statements (the simple query protocol; no parameters).
 Outcome<Unit> PgExecScript(PGconn* conn, const char* sql);
 
@@ -58,31 +92,38 @@ class PgPool {
   // A connection taken from the pool, given back when destroyed.
   class Conn {
    public:
-    Conn(PgPool* pool, PGconn* conn) : pool_(pool), conn_(conn) {}
-    Conn(Conn&& other) noexcept : pool_(other.pool_), conn_(other.conn_) { other.conn_ = nullptr; }
+    Conn(PgPool* pool, PgSession* session) : pool_(pool), session_(session) {}
+    Conn(Conn&& other) noexcept : pool_(other.pool_), session_(other.session_) {
+      other.session_ = nullptr;
+    }
     Conn& operator=(Conn&&) = delete;
     Conn(const Conn&) = delete;
     ~Conn();
-    PGconn* get() const { return conn_; }
+    PGconn* get() const { return session_->conn; }
+    PgSession& session() const { return *session_; }
 
    private:
     PgPool* pool_;
-    PGconn* conn_;
+    PgSession* session_;
   };
 
   // kUnavailable when no connection could be opened or none came free in time.
   Outcome<Conn> Acquire();
+  // Opens connections until `count` are open (at most the pool's size), so that the first
+  // requests after a start do not pay for the connection set-up. Failures are left to the
+  // requests (a connection is opened again when one is needed).
+  void Warm(std::size_t count);
 
  private:
   PGconn* Connect(std::string* error);
-  void Return(PGconn* conn);
+  void Return(PgSession* session);
 
   const std::string conninfo_;
   const std::size_t size_;
   const Millis acquire_timeout_;
   std::mutex mu_;
   std::condition_variable freed_;
-  std::vector<PGconn*> idle_;
+  std::vector<PgSession*> idle_;
   std::size_t open_ = 0;  // idle + checked out
 };
 

@@ -40,6 +40,21 @@ CREATE TABLE IF NOT EXISTS seats (
   fence           bigint NOT NULL DEFAULT 0,
   PRIMARY KEY (event_id, seat_no)
 );
+-- The number of available seats of an event is the sum of its rows here (64 per event, see
+-- pg_statements.h): changed in the statements that change seats, read without counting them.
+CREATE TABLE IF NOT EXISTS event_counts (
+  event_id   bigint NOT NULL REFERENCES events (id),
+  slot       smallint NOT NULL,
+  available  integer NOT NULL,
+  PRIMARY KEY (event_id, slot)
+);
+-- Aborts a statement (SQLSTATE LT001, read as seat_taken) when the conditional UPDATE of a
+-- hold missed a seat, so that the rest of that statement (reservation row, count) is undone.
+CREATE OR REPLACE FUNCTION seats_not_held() RETURNS integer LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE EXCEPTION 'a seat of the hold is not available' USING ERRCODE = 'LT001';
+END
+$fn$;
 CREATE INDEX IF NOT EXISTS seats_reservation
   ON seats (reservation_id) WHERE reservation_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS seats_available

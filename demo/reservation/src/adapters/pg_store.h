@@ -1,6 +1,8 @@
 #pragma once
 // The ReservationStore port on PostgreSQL (libpq). Schema: pg_schema.cpp, applied by
-// ApplySchema() at start-up (idempotent, safe when several instances start at once).
+// ApplySchema() at start-up (idempotent, safe when several instances start at once); SQL:
+// pg_statements.cpp. Reads are one statement in one round trip, outside any transaction; a
+// transaction sends BEGIN with its first statements and COMMIT with its last (PgPipeline).
 #include "adapters/pg_pool.h"
 #include "app/ports.h"
 
@@ -16,16 +18,14 @@ class PgStore : public ReservationStore {
   Outcome<std::unique_ptr<ReservationTx>> Begin() override;
   Outcome<Event> CreateEvent(const std::string& name, SeatNo seat_count) override;
   Outcome<Event> GetEvent(EventId id) override;
-  Outcome<SeatPage> AvailableSeats(EventId id, std::int64_t offset, std::int64_t limit) override;
+  Outcome<SeatPage> AvailableSeats(EventId id, SeatNo after, std::int64_t offset,
+                                   std::int64_t limit) override;
+  Outcome<SeatMap> Seats(EventId id, SeatNo first, SeatNo last) override;
   Outcome<Reservation> GetReservation(ReservationId id) override;
   Outcome<std::int64_t> ExpireDueHolds() override;
   Outcome<Unit> Ping() override;
 
  private:
-  // A connection with BEGIN done. A pooled connection that the server closed while it was
-  // idle fails its first statement: it is dropped and BEGIN retried once on a fresh one.
-  Outcome<PgPool::Conn> BeginOn();
-
   PgPool& pool_;
 };
 

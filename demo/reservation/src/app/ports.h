@@ -46,21 +46,28 @@ class ReservationTx {
   // first request's stored response rather than running it again.
   virtual Outcome<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
       const std::string& key, const std::string& request) = 0;
-  virtual Outcome<Unit> SaveResponse(const std::string& key, const StoredResponse& response) = 0;
+  // Stores the response under the claimed key and commits the transaction.
+  virtual Outcome<Unit> CommitWithResponse(const std::string& key,
+                                           const StoredResponse& response) = 0;
 
   // The conditional write, defence 2: creates a held reservation and moves every seat from
   // available to reserved in one statement whose WHERE demands status 'available' and a
   // fencing token not lower than the seat's stored one. Expired holds on these seats are
-  // released first. All seats or none: kSeatTaken, kStaleFence or kNotFound otherwise.
+  // released first. All seats or none: kSeatTaken, kStaleFence or kNotFound otherwise (and
+  // nothing of the hold stays in the transaction). With `commit`, a successful hold is
+  // committed with it (one round trip when nothing else is to be done in the transaction).
   virtual Outcome<Reservation> HoldSeats(EventId event, const std::string& user,
-                                         const std::vector<SeatClaim>& seats, Millis hold) = 0;
+                                         const std::vector<SeatClaim>& seats, Millis hold,
+                                         bool commit) = 0;
 
   // The reservation, locked for update (a hold past its time is expired first).
   virtual Outcome<Reservation> LockReservation(ReservationId id) = 0;
   // Precondition: the reservation is locked by this transaction and its state allows it.
-  virtual Outcome<Unit> ConfirmReservation(ReservationId id) = 0;
-  virtual Outcome<Unit> CancelReservation(ReservationId id) = 0;
+  // Both change the reservation and its seats and commit the transaction.
+  virtual Outcome<Unit> ConfirmAndCommit(ReservationId id) = 0;
+  virtual Outcome<Unit> CancelAndCommit(ReservationId id) = 0;
 
+  // Idempotent: a no-op after a call above committed.
   virtual Outcome<Unit> Commit() = 0;
 };
 
@@ -71,7 +78,12 @@ class ReservationStore {
 
   virtual Outcome<Event> CreateEvent(const std::string& name, SeatNo seat_count) = 0;
   virtual Outcome<Event> GetEvent(EventId id) = 0;
-  virtual Outcome<SeatPage> AvailableSeats(EventId id, std::int64_t offset, std::int64_t limit) = 0;
+  // Available seats numbered above `after`, skipping `offset` of them, at most `limit`:
+  // read from the index of available seats (a page costs its size, not the event's).
+  virtual Outcome<SeatPage> AvailableSeats(EventId id, SeatNo after, std::int64_t offset,
+                                           std::int64_t limit) = 0;
+  // The status of seats first..last (those that exist), expired holds counted as available.
+  virtual Outcome<SeatMap> Seats(EventId id, SeatNo first, SeatNo last) = 0;
   // Reads a reservation; a hold past its time is expired (and its seats freed) first.
   virtual Outcome<Reservation> GetReservation(ReservationId id) = 0;
   // Expires every hold past its time and frees its seats; returns how many reservations.

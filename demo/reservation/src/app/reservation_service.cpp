@@ -24,13 +24,29 @@ Outcome<Event> ReservationService::CreateEvent(const std::string& name, std::int
 
 Outcome<Event> ReservationService::GetEvent(EventId id) { return store_.GetEvent(id); }
 
-Outcome<SeatPage> ReservationService::AvailableSeats(EventId id, std::int64_t offset,
-                                                     std::int64_t limit) {
+Outcome<SeatPage> ReservationService::AvailableSeats(EventId id, std::int64_t after,
+                                                     std::int64_t offset, std::int64_t limit) {
   if (offset < 0) return AppError{ErrorCode::kBadInput, "\"offset\" must not be negative"};
+  if (after < 0 || after > kMaxSeatsPerEvent) {
+    return AppError{ErrorCode::kBadInput, "\"after\" must be a seat number or 0"};
+  }
   if (limit < 1 || limit > 10'000) {
     return AppError{ErrorCode::kBadInput, "\"limit\" must be between 1 and 10000"};
   }
-  return store_.AvailableSeats(id, offset, limit);
+  return store_.AvailableSeats(id, static_cast<SeatNo>(after), offset, limit);
+}
+
+Outcome<SeatMap> ReservationService::Seats(EventId id, std::int64_t first, std::int64_t count) {
+  if (first < 1 || first > kMaxSeatsPerEvent) {
+    return AppError{ErrorCode::kBadInput, "\"from\" must be a seat number"};
+  }
+  if (count < 1 || count > kMaxSeatMapSeats) {
+    return AppError{ErrorCode::kBadInput, "\"count\" must be between 1 and " +
+                                              std::to_string(kMaxSeatMapSeats)};
+  }
+  auto event = store_.GetEvent(id);  // 404 for an unknown event, not an empty map
+  if (!event.ok()) return event.error();
+  return store_.Seats(id, static_cast<SeatNo>(first), static_cast<SeatNo>(first + count - 1));
 }
 
 Outcome<Reservation> ReservationService::GetReservation(ReservationId id) {
@@ -49,7 +65,8 @@ std::string ReservationService::CanonicalRequest(const ReserveCommand& command) 
 
 Outcome<Reservation> ReservationService::ReserveInTx(ReservationTx& tx,
                                                      const ReserveCommand& command,
-                                                     std::unique_ptr<HeldLocks>* locks) {
+                                                     std::unique_ptr<HeldLocks>* locks,
+                                                     bool commit) {
   std::vector<SeatNo> order = LockOrder(command.seats);
   std::vector<SeatClaim> claims;
   claims.reserve(order.size());
@@ -66,7 +83,7 @@ Outcome<Reservation> ReservationService::ReserveInTx(ReservationTx& tx,
     }
     *locks = std::move(held.value());
   }
-  return tx.HoldSeats(command.event, command.user, claims, hold_);
+  return tx.HoldSeats(command.event, command.user, claims, hold_, commit);
 }
 
 Outcome<Reservation> ReservationService::Reserve(const ReserveCommand& command) {
@@ -76,9 +93,9 @@ Outcome<Reservation> ReservationService::Reserve(const ReserveCommand& command) 
   auto tx = store_.Begin();
   if (!tx.ok()) return tx.error();
   std::unique_ptr<HeldLocks> locks;  // released after the commit (destroyed last)
-  auto reserved = ReserveInTx(**tx, command, &locks);
+  auto reserved = ReserveInTx(**tx, command, &locks, /*commit=*/true);
   if (!reserved.ok()) return reserved;
-  auto committed = (*tx)->Commit();
+  auto committed = (*tx)->Commit();  // done with the hold already: a no-op
   if (!committed.ok()) return committed.error();
   return reserved;
 }
@@ -103,12 +120,10 @@ Outcome<ReservationService::Replayable> ReservationService::ReserveIdempotent(
     return Replayable{record.response, true};
   }
   std::unique_ptr<HeldLocks> locks;  // released after the commit
-  auto reserved = ReserveInTx(**tx, command, &locks);
+  auto reserved = ReserveInTx(**tx, command, &locks, /*commit=*/false);
   if (!reserved.ok() && Transient(reserved.error().code)) return reserved.error();
   StoredResponse response = render(reserved);
-  auto saved = (*tx)->SaveResponse(key, response);
-  if (!saved.ok()) return saved.error();
-  auto committed = (*tx)->Commit();
+  auto committed = (*tx)->CommitWithResponse(key, response);
   if (!committed.ok()) return committed.error();
   return Replayable{std::move(response), false};
 }
@@ -129,10 +144,8 @@ Outcome<Reservation> ReservationService::ChangeState(ReservationId id, bool conf
     case Transition::kApply:
       break;
   }
-  auto applied = confirm ? (*tx)->ConfirmReservation(id) : (*tx)->CancelReservation(id);
+  auto applied = confirm ? (*tx)->ConfirmAndCommit(id) : (*tx)->CancelAndCommit(id);
   if (!applied.ok()) return applied.error();
-  auto committed = (*tx)->Commit();
-  if (!committed.ok()) return committed.error();
   Reservation after = std::move(current.value());
   after.status = confirm ? ReservationStatus::kConfirmed : ReservationStatus::kCancelled;
   return after;

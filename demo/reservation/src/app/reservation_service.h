@@ -33,7 +33,10 @@ class ReservationService {
 
   Outcome<Event> CreateEvent(const std::string& name, std::int64_t seat_count);
   Outcome<Event> GetEvent(EventId id);
-  Outcome<SeatPage> AvailableSeats(EventId id, std::int64_t offset, std::int64_t limit);
+  Outcome<SeatPage> AvailableSeats(EventId id, std::int64_t after, std::int64_t offset,
+                                   std::int64_t limit);
+  // The status of `count` seats from seat `first` on (the seat-map page).
+  Outcome<SeatMap> Seats(EventId id, std::int64_t first, std::int64_t count);
   Outcome<Reservation> GetReservation(ReservationId id);
 
   Outcome<Reservation> Reserve(const ReserveCommand& command);
@@ -57,8 +60,9 @@ class ReservationService {
   static std::string CanonicalRequest(const ReserveCommand& command);
 
  private:
+  // With `commit`, a successful hold is committed with it.
   Outcome<Reservation> ReserveInTx(ReservationTx& tx, const ReserveCommand& command,
-                                   std::unique_ptr<HeldLocks>* locks);
+                                   std::unique_ptr<HeldLocks>* locks, bool commit);
   Outcome<Reservation> ChangeState(ReservationId id, bool confirm);
 
   ReservationStore& store_;

@@ -49,4 +49,11 @@ struct SeatPage {
   std::vector<SeatNo> seats;
 };
 
+// The status of a range of an event's seats (the seat-map page).
+struct SeatMap {
+  EventId event_id = 0;
+  SeatNo first = 1;                 // the seat number of statuses[0]
+  std::vector<SeatStatus> statuses;  // seats first, first + 1, ... (those that exist)
+};
+
 }  // namespace latch::demo

@@ -14,6 +14,7 @@ inline constexpr std::size_t kMaxEventNameBytes = 200;
 inline constexpr std::size_t kMaxUserBytes = 128;
 inline constexpr SeatNo kMaxSeatsPerEvent = 100'000;
 inline constexpr std::size_t kMaxSeatsPerReservation = 20;
+inline constexpr std::int64_t kMaxSeatMapSeats = 2000;  // seats in one seat-map reply
 
 // nullopt when valid, else the message for the client.
 std::optional<std::string> ValidateNewEvent(std::string_view name, std::int64_t seat_count);
