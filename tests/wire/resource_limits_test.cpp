@@ -12,6 +12,7 @@
 
 #include "support/process_stats.h"
 #include "support/raw_connection.h"
+#include "support/sanitizer.h"
 #include "support/server_process.h"
 #include "support/tcp_socket.h"
 #include "support/wire_expect.h"
@@ -100,6 +101,7 @@ TEST(ResourceLimits, AcceptorBacksOffWhenOutOfDescriptors) {
 // A storm of connections leaves no RSS behind once they are gone (idle buffers are not
 // zero-filled, and freed memory goes back to the system).
 TEST(ResourceLimits, RssComesBackAfterConnectionStorm) {
+  LATCH_SKIP_UNDER_SANITIZER("RSS and address-space limits mean nothing under a sanitizer's allocator");
   ServerProcess latchd = StartLatchd("");
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   RawConnection admin(latchd.port());
@@ -129,6 +131,7 @@ TEST(ResourceLimits, RssComesBackAfterConnectionStorm) {
 // Issue 9: a std::bad_alloc in a command (here: no address space left for a reply) used to
 // end the process; now that client gets -OOM and is closed, and the others are served.
 TEST(ResourceLimits, AllocationFailureClosesOnlyThatClient) {
+  LATCH_SKIP_UNDER_SANITIZER("RSS and address-space limits mean nothing under a sanitizer's allocator");
   ServerProcess latchd = StartLatchd("");
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   RawConnection admin(latchd.port(), 10s);

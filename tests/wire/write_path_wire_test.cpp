@@ -13,6 +13,7 @@
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
+#include "support/sanitizer.h"
 
 namespace latch::test {
 namespace {
@@ -143,6 +144,7 @@ std::int64_t ProcessCpuMs() {
 // the CPU time the DEL costs (generous, for a Debug build on a loaded machine), and the wall
 // time only catches a hang. Another client is answered while the DEL runs.
 TEST(WritePathWire, DelOfAMillionKeysIsLinear) {
+  LATCH_SKIP_UNDER_SANITIZER("a CPU-time bound; the sanitizer slows the store 10-40x");
   EmbeddedServer server;
   constexpr int kKeys = 1'000'000, kPerMset = 1000;
   RawConnection loader(server.port(), milliseconds(30000));
