@@ -12,10 +12,23 @@ constexpr bool kUnderSanitizer =
     false;
 #endif
 
+constexpr bool kUnderThreadSanitizer =
+#if defined(__SANITIZE_THREAD__)
+    true;
+#else
+    false;
+#endif
+
 }  // namespace latch::test
 
 // Skips the current test under a sanitizer, saying why.
 #define LATCH_SKIP_UNDER_SANITIZER(why)                             \
   do {                                                              \
     if (::latch::test::kUnderSanitizer) GTEST_SKIP() << (why);      \
+  } while (0)
+
+// Skips the current test under ThreadSanitizer only.
+#define LATCH_SKIP_UNDER_TSAN(why)                                  \
+  do {                                                              \
+    if (::latch::test::kUnderThreadSanitizer) GTEST_SKIP() << (why); \
   } while (0)
