@@ -1,6 +1,7 @@
 // Micro-benchmarks of one store::Shard with lock-shaped keys ("lock:<12 digits>", 22-byte
-// owner tokens, 30 s deadlines): the Op-layer cost of an acquire (Find miss + Set +
-// SetDeadline), a lookup, and a release (Find + Erase), without sockets or parsing. The
+// owner tokens, 30 s deadlines): the shard-primitive cost of an acquire (Find miss + Put with
+// its deadline), a lookup, and a release (Find + Erase), without sockets, parsing or key
+// events (no hook installed). The
 // shard's mutex is held around each operation, as the command handlers do.
 #include <benchmark/benchmark.h>
 
@@ -36,21 +37,21 @@ void Acquire(Shard& shard, const std::string& key, std::int64_t now) {
   const std::uint64_t h = HashKey(key);
   Object* o = shard.Find(key, h, now);
   if (o != nullptr) return;  // held: SET NX refuses
-  o = shard.Set(nullptr, key, kToken, false);
-  shard.SetDeadline(o, now + 30'000);
+  shard.Put(nullptr, key, h, kToken, latch::store::Expiry::At(now + 30'000));
 }
 
 void Release(Shard& shard, const std::string& key, std::int64_t now) {
   std::lock_guard lock(shard.mu());
-  Object* o = shard.Find(key, HashKey(key), now);
-  if (o != nullptr && o->value() == kToken) shard.Erase(o);
+  const std::uint64_t h = HashKey(key);
+  Object* o = shard.Find(key, h, now);
+  if (o != nullptr && o->value() == kToken) shard.Erase(o, h);
 }
 
 // Acquire then release `n` distinct keys: the full lifetime of a lock in the store, on a
 // shard that holds `n` keys at its peak. Time per acquire+release pair.
 void BM_AcquireRelease(benchmark::State& state) {
   const auto keys = LockKeys(static_cast<std::size_t>(state.range(0)));
-  Shard shard(kNow);
+  Shard shard(0, kNow);
   for (auto _ : state) {
     for (const auto& k : keys) Acquire(shard, k, kNow);
     for (const auto& k : keys) Release(shard, k, kNow);
@@ -63,7 +64,7 @@ BENCHMARK(BM_AcquireRelease)->Arg(1'000)->Arg(100'000);
 // Lookups of held keys (a refused SET NX, GET, the first half of a release) in a shard of n.
 void BM_FindHit(benchmark::State& state) {
   const auto keys = LockKeys(static_cast<std::size_t>(state.range(0)));
-  Shard shard(kNow);
+  Shard shard(0, kNow);
   for (const auto& k : keys) Acquire(shard, k, kNow);
   std::size_t found = 0;
   for (auto _ : state) {
@@ -85,7 +86,7 @@ void BM_ExpireDue(benchmark::State& state) {
   std::size_t reclaimed = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    auto shard = std::make_unique<Shard>(now);
+    auto shard = std::make_unique<Shard>(0, now);
     for (const auto& k : keys) Acquire(*shard, k, now);
     now += 30'001;
     state.ResumeTiming();
