@@ -122,9 +122,12 @@ TEST(ResourceLimits, RssComesBackAfterConnectionStorm) {
       ASSERT_GT(s.ReadSome(&reply, 64, 5000ms), 0);
     }
   }
+  // 16 MB of slack: the merged server (journal, REST sessions, stats) settles 8-9 MB above
+  // its idle RSS after the storm; the code before this fix kept 41 MB (6.3 -> 47.6 MB).
+  constexpr std::int64_t kSlack = 16 << 20;
   std::int64_t after = 0;
-  Eventually([&] { return (after = RssBytes(latchd.pid())) < before + (8 << 20); }, 5000ms);
-  EXPECT_LT(after, before + (8 << 20)) << "RSS " << before << " -> " << after;
+  Eventually([&] { return (after = RssBytes(latchd.pid())) < before + kSlack; }, 5000ms);
+  EXPECT_LT(after, before + kSlack) << "RSS " << before << " -> " << after;
   EXPECT_EQ(admin.Command("PING"), "+PONG\r\n");
 }
 
