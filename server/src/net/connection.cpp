@@ -48,14 +48,16 @@ void Connection::Start() {
   socket_.set_option(boost::asio::ip::tcp::no_delay(true), ec);
   auto remote = socket_.remote_endpoint(ec);
   auto local = socket_.local_endpoint(ec);
+  const std::int64_t now = state_.clock->MonoMs();
   {
+    // CLIENT LIST reads these under the same lock from other workers (TSan caught created_ms
+    // written outside it).
     std::lock_guard lock(state_.clients.mu);
     session_.info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
     session_.info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
     session_.info->fd = socket_.native_handle();
+    session_.info->created_ms = now;
   }
-  std::int64_t now = state_.clock->MonoMs();
-  session_.info->created_ms = now;
   session_.info->last_interaction_ms = now;
   worker_.Register(this);
   SafePump();

@@ -60,14 +60,14 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     s.set_option(tcp::no_delay(true), ec);
     const auto remote = s.remote_endpoint(ec);
     const auto local = s.local_endpoint(ec);
+    const std::int64_t now = state_.clock->MonoMs();
     {
-      std::lock_guard lock(state_.clients.mu);
+      std::lock_guard lock(state_.clients.mu);  // CLIENT LIST reads these under it
       info_->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
       info_->laddr = local.address().to_string() + ":" + std::to_string(local.port());
       info_->fd = s.native_handle();
+      info_->created_ms = now;
     }
-    const std::int64_t now = state_.clock->MonoMs();
-    info_->created_ms = now;
     info_->last_interaction_ms = now;
     ReadHeader();
   }
