@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/context.h"
 #include "server_state.h"
@@ -10,17 +11,6 @@ namespace latch::rest {
 namespace {
 
 using protocol::Reply;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 // One request's client: a fresh session, one reply buffer reused by every command.
 class Runner {
@@ -92,13 +82,13 @@ void AppendEntry(const Reply& reply, Encoding encoding, std::string* out) {
 
 std::optional<std::string> RefusedOverRest(std::string_view command) {
   for (std::string_view tx : {"multi", "exec", "discard", "watch", "unwatch"}) {
-    if (EqualsIgnoreCase(command, tx)) {
+    if (EqualsNoCase(command, tx)) {
       return "ERR " + std::string(tx) +
              " is not available over REST: POST the transaction's commands to /multi-exec";
     }
   }
   for (std::string_view conn : {"auth", "hello", "quit", "reset"}) {
-    if (EqualsIgnoreCase(command, conn)) {
+    if (EqualsNoCase(command, conn)) {
       return "ERR " + std::string(conn) +
              " is not available over REST: every request stands alone and is authenticated "
              "by its token";

@@ -1,5 +1,6 @@
 #include "rest/rest_routes.h"
 
+#include "commands/arg_parse.h"
 #include "commands/errors.h"
 #include "rest/command_runner.h"
 #include "rest/rest_endpoint.h"
@@ -12,17 +13,6 @@ namespace {
 // Upstash's answer to a missing or wrong token.
 constexpr char kUnauthorized[] = "WRONGPASS invalid or missing auth token";
 constexpr char kAllow[] = "GET, HEAD, POST, PUT";
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 // Compares every byte whatever the first mismatch, so the time taken tells nothing.
 bool SameToken(std::string_view want, std::string_view given) {
@@ -96,7 +86,7 @@ RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
   NoteClientLibrary(state, *info, request.telemetry_sdk);
   RunOptions options{
       state, info,
-      EqualsIgnoreCase(request.encoding, "base64") ? Encoding::kBase64 : Encoding::kPlain};
+      EqualsNoCase(request.encoding, "base64") ? Encoding::kBase64 : Encoding::kPlain};
   const Target target = SplitTarget(request.target);
   if (target.path == "/pipeline") return RunList(options, request.body, false);
   if (target.path == "/multi-exec") return RunList(options, request.body, true);
@@ -106,7 +96,7 @@ RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
 
 bool Authorized(ServerState& state, std::string_view authorization, std::string_view target) {
   std::optional<std::string> given;
-  if (authorization.size() >= 7 && EqualsIgnoreCase(authorization.substr(0, 7), "Bearer ")) {
+  if (authorization.size() >= 7 && EqualsNoCase(authorization.substr(0, 7), "bearer ")) {
     std::string_view token = authorization.substr(7);
     while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
     given = std::string(token);
