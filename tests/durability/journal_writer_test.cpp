@@ -111,5 +111,26 @@ TEST(JournalWriterTest, SwitchFileSplitsTheStreamAtTheCall) {
   EXPECT_EQ(second.Read(), new_text);
 }
 
+// CONFIG SET appendonly no, then yes: the new journal continues the old one's numbers, so a
+// number a connection took from the old journal is never waited for on the new one (it would
+// hold that connection's replies until the new journal caught up); a closed journal holds
+// nothing and its file has everything appended before the close.
+TEST(JournalWriterTest, ReopenedJournalContinuesNumbersAndClosedOneHoldsNothing) {
+  TempFile first, second;
+  Journal old(first.fd, 0, FsyncPolicy::kAlways);
+  std::uint64_t last = 0;
+  for (int i = 0; i < 10; ++i) last = old.Append([](std::string* out) { out->append("a\n"); });
+  old.Close();
+  EXPECT_FALSE(old.WhenDurable(last, [] { ADD_FAILURE() << "closed: nothing to wait for"; }));
+  EXPECT_EQ(first.Read().size(), 20u);
+  Journal fresh(second.fd, 0, FsyncPolicy::kAlways, old.appended());
+  EXPECT_FALSE(fresh.WhenDurable(last, [] { ADD_FAILURE() << "an old number is never held"; }));
+  EXPECT_EQ(fresh.Append([](std::string* out) { out->append("b\n"); }), last + 1);
+  std::atomic<bool> done{false};
+  if (fresh.WhenDurable(last + 1, [&] { done = true; })) fresh.Sync();
+  fresh.Close();
+  EXPECT_EQ(second.Read(), "b\n");
+}
+
 }  // namespace
 }  // namespace latch::journal

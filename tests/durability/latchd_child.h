@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace latch::test {
@@ -29,6 +30,8 @@ class LatchdChild {
   void Pause();   // SIGSTOP
   void Resume();  // SIGCONT
   bool running() const { return pid_ > 0; }
+  // The directives of the next Start() (a restart with another configuration).
+  void set_args(std::vector<std::string> args) { args_ = std::move(args); }
   // After Start() returned false because the child exited: its wait status.
   int exit_status() const { return exit_status_; }
 

@@ -151,6 +151,7 @@ void ConfigSetCommand(CommandContext& ctx) {
     loglevel = ctx.server.options.loglevel;
   }
   ctx.server.log->set_level(config::SpdlogLevel(loglevel));
+  if (auto err = ctx.server.persistence->ApplyConfig()) return ctx.out.Error(*err);
   ctx.out.Ok();
 }
 

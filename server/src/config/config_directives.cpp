@@ -308,10 +308,10 @@ constexpr std::array kDirectives = {
                     SetString<&Options::syslog_ident>, false},
     ConfigDirective{"syslog-facility", GetString<&Options::syslog_facility>, SetSyslogFacility,
                     false},
-    // Durability (journal/, docs/LOCKS.md): read at start-up, except appendfsync and the
-    // automatic rewrite thresholds, which apply at once.
+    // Durability (journal/, docs/LOCKS.md): settable at run time where Redis 7.0 allows it;
+    // appendonly turns the journal on or off (journal/toggle.cpp), the others apply at once.
     ConfigDirective{"appendonly", GetYesNo<&Options::appendonly>, SetYesNo<&Options::appendonly>,
-                    false},
+                    true},
     ConfigDirective{"appenddirname", GetString<&Options::appenddirname>,
                     SetPlainFileName<&Options::appenddirname>, false},
     ConfigDirective{"appendfilename", GetString<&Options::appendfilename>,
@@ -324,7 +324,7 @@ constexpr std::array kDirectives = {
     ConfigDirective{"aof-load-truncated", GetYesNo<&Options::aof_load_truncated>,
                     SetYesNo<&Options::aof_load_truncated>, true},
     ConfigDirective{"aof-timestamp-enabled", GetYesNo<&Options::aof_timestamp_enabled>,
-                    SetYesNo<&Options::aof_timestamp_enabled>, false},
+                    SetYesNo<&Options::aof_timestamp_enabled>, true},
     ConfigDirective{"lock-restart-delay", GetNumber<&Options::lock_restart_delay>,
                     SetInteger<&Options::lock_restart_delay, 0, kInt64Max>, false},
 };

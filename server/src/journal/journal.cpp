@@ -15,20 +15,30 @@ constexpr auto kEverysec = std::chrono::seconds(1);
 constexpr auto kRetryAfterError = std::chrono::milliseconds(100);
 }  // namespace
 
-Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy)
-    : fd_(fd), policy_(policy), file_size_(size) {
+Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq)
+    : appended_(last_seq),
+      synced_(last_seq),
+      fsynced_(last_seq),
+      fd_(fd),
+      policy_(policy),
+      file_size_(size) {
   thread_ = std::thread([this] { Run(); });
 }
 
-Journal::~Journal() {
+Journal::~Journal() { Close(); }
+
+void Journal::Close() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
   cv_.notify_one();
+  if (!thread_.joinable()) return;
   thread_.join();
   if (next_fd_ >= 0) ::close(next_fd_);
+  next_fd_ = -1;
   ::close(fd_);
+  fd_ = -1;
 }
 
 std::uint64_t Journal::appended() const {

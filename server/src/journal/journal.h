@@ -28,6 +28,8 @@
 namespace latch::journal {
 
 enum class FsyncPolicy { kAlways, kEverysec, kNo };
+// Options::appendfsync (0 always, 1 everysec, 2 no) as a policy.
+FsyncPolicy PolicyOf(int appendfsync);
 
 namespace detail {
 // The sequence number of the last record this thread appended (0: none yet).
@@ -37,9 +39,12 @@ inline std::uint64_t ThisThreadLastSeq() { return detail::t_last_seq; }
 
 class Journal {
  public:
-  // Takes ownership of `fd` (open for appending; its current size is `size`).
-  Journal(int fd, std::uint64_t size, FsyncPolicy policy);
-  // Writes and syncs what is buffered, runs every pending completion, joins the thread.
+  // Takes ownership of `fd` (open for appending; its current size is `size`). Sequence numbers
+  // start after `last_seq`: a journal reopened at run time (CONFIG SET appendonly) continues
+  // the numbers of the one before, so a number a connection still holds from the old journal
+  // is never mistaken for a record the new one has not written yet.
+  Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq = 0);
+  // Close().
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -68,6 +73,10 @@ class Journal {
   bool WhenDurable(std::uint64_t seq, std::function<void()> done);
   // Writes and syncs everything appended so far; returns when it is on disk.
   void Sync();
+  // Writes and syncs what is buffered, runs every pending completion, joins the thread and
+  // closes the file. Idempotent. The object stays valid for WhenDurable (which then answers
+  // false) so that a connection holding a pointer to it may still ask; nothing may Append.
+  void Close();
   // From the next record on, records go to `fd` (rewrite: the new incremental file). What was
   // appended before goes to the old file, which is synced and closed. `size` as above.
   void SwitchFile(int fd, std::uint64_t size);

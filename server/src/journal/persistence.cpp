@@ -15,6 +15,7 @@
 namespace latch::journal {
 namespace {
 constexpr auto kMaintainEvery = std::chrono::milliseconds(100);
+}  // namespace
 
 FsyncPolicy PolicyOf(int appendfsync) {
   switch (appendfsync) {
@@ -26,7 +27,6 @@ FsyncPolicy PolicyOf(int appendfsync) {
       return FsyncPolicy::kEverysec;
   }
 }
-}  // namespace
 
 Persistence::Persistence(ServerState& state) : state_(state) {}
 
@@ -42,17 +42,15 @@ void Persistence::Start() {
 }
 
 void Persistence::StartJournal() {
+  std::lock_guard toggle(toggle_mu_);
   Options o;
   {
     std::lock_guard lock(state_.options_mu);
     o = state_.options;
   }
+  start_appendonly_ = o.appendonly;
   if (o.appendonly && !journal_) {
-    // dir is the working directory (latchd chdirs there at start, as Redis); empty = the
-    // current one, as for an embedded server.
-    paths_.dir = o.dir.empty() ? o.appenddirname : o.dir + "/" + o.appenddirname;
-    paths_.prefix = o.appendfilename;
-    timestamps_ = o.aof_timestamp_enabled;
+    SetPaths(o);
     EnsureDirectory(paths_.dir);
     ::unlink(paths_.TempRewrite().c_str());  // a rewrite the last run did not finish
     std::optional<Manifest> found = ReadManifest(paths_.Manifest());
@@ -80,15 +78,28 @@ void Persistence::StartJournal() {
       earlier += FileSize(paths_.Path(manifest_.incrs[i].name));
     }
     incr_sizes_ = earlier;
-    journal_ = std::make_unique<Journal>(fd, size, PolicyOf(o.appendfsync));
-    live_.store(journal_.get(), std::memory_order_release);
-    Attach(true);
-    stop_ = false;
-    thread_ = std::thread([this] { Maintain(); });
+    Open(fd, size, o);
   }
   // lock-restart-delay counts from the moment the server can serve (after the load).
   state_.grants_held_until_mono_ms.store(
       o.lock_restart_delay > 0 ? state_.clock->MonoMs() + o.lock_restart_delay : 0);
+}
+
+// dir is the working directory (latchd chdirs there at start, as Redis); empty = the current
+// one, as for an embedded server.
+void Persistence::SetPaths(const Options& o) {
+  paths_.dir = o.dir.empty() ? o.appenddirname : o.dir + "/" + o.appenddirname;
+  paths_.prefix = o.appendfilename;
+  timestamps_ = o.aof_timestamp_enabled;
+  last_ts_ = 0;
+}
+
+void Persistence::Open(int fd, std::uint64_t size, const Options& o) {
+  journal_ = std::make_unique<Journal>(fd, size, PolicyOf(o.appendfsync), last_seq_);
+  live_.store(journal_.get(), std::memory_order_release);
+  Attach(true);
+  stop_ = false;
+  thread_ = std::thread([this] { Maintain(); });
 }
 
 void Persistence::OpenNew() {
@@ -103,15 +114,25 @@ void Persistence::OpenNew() {
 }
 
 void Persistence::Stop() {
+  std::lock_guard toggle(toggle_mu_);
+  CloseJournal();
+}
+
+void Persistence::CloseJournal() {
+  abort_rewrite_ = true;  // a rewrite under way stops at its next shard (rewrite.cpp)
   {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (journal_) Attach(false);
+  abort_rewrite_ = false;
+  if (!journal_) return;
+  Attach(false);  // no record is appended from here on
   live_.store(nullptr, std::memory_order_release);
-  journal_.reset();  // writes, syncs and closes
+  journal_->Close();  // writes, syncs, releases the replies waiting for it, closes
+  last_seq_ = journal_->appended();
+  retired_.push_back(std::move(journal_));
 }
 
 void Persistence::Timestamp(std::string* out, const TimeSnapshot& now) {
@@ -125,7 +146,7 @@ void Persistence::KeyModified(const store::Object& o, const TimeSnapshot& now) {
   std::int64_t deadline = 0;
   if (o.has_expire()) deadline = std::max<std::int64_t>(1, now.MonoToWall(o.expire_at()));
   j->Append([&](std::string* out) {
-    if (timestamps_) Timestamp(out, now);
+    if (timestamps_.load(std::memory_order_relaxed)) Timestamp(out, now);
     if (const std::uint64_t token = o.token(); token != 0) {
       EncodeLock(out, o.key(), o.value(), token, deadline);
     } else {
@@ -155,12 +176,20 @@ store::Object* Persistence::OnGone(store::Shard& /*shard*/, const store::KeyEven
 }
 
 // The router reads its journal slot under a shard lock (the workers' active expiry runs while
-// the journal loads), so it is switched with every shard held, in the lock order.
+// the journal loads), so it is switched with every shard held, in the lock order. CONFIG SET
+// appendonly inside EXEC runs with every shard already held by this thread.
 void Persistence::Attach(bool on) {
   store::Keyspace& ks = state_.keyspace;
-  for (int i = 0; i < ks.shard_count(); ++i) store::LockShard(ks.shard(i), nullptr);
+  std::vector<char> took(static_cast<std::size_t>(ks.shard_count()), 0);
+  for (int i = 0; i < ks.shard_count(); ++i) {
+    if (store::ThisThreadHolds(ks.shard(i))) continue;
+    store::LockShard(ks.shard(i), nullptr);
+    took[static_cast<std::size_t>(i)] = 1;
+  }
   state_.key_events.set_journal(on ? this : nullptr);
-  for (int i = ks.shard_count() - 1; i >= 0; --i) store::UnlockShard(ks.shard(i));
+  for (int i = ks.shard_count() - 1; i >= 0; --i) {
+    if (took[static_cast<std::size_t>(i)]) store::UnlockShard(ks.shard(i));
+  }
 }
 
 std::string Persistence::RequestRewrite() {
@@ -201,11 +230,14 @@ void Persistence::Maintain() {
     const bool requested = std::exchange(rewrite_requested_, false);
     lock.unlock();
     int appendfsync;
+    bool timestamps;
     {
       std::lock_guard olock(state_.options_mu);
       appendfsync = state_.options.appendfsync;
+      timestamps = state_.options.aof_timestamp_enabled;
     }
-    journal_->set_policy(PolicyOf(appendfsync));  // CONFIG SET appendfsync
+    journal_->set_policy(PolicyOf(appendfsync));  // CONFIG SET (also applied by ApplyConfig)
+    timestamps_ = timestamps;
     if (requested || WantsAutoRewrite()) {
       if (!requested) spdlog::info("Starting automatic rewriting of AOF on growth");
       rewrite_in_progress_ = true;

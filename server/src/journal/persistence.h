@@ -12,13 +12,16 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "journal/aof_files.h"
 #include "journal/journal.h"
 #include "latch/clock.h"
+#include "latch/options.h"
 #include "store/key_events.h"
 
 namespace latch {
@@ -44,6 +47,13 @@ class Persistence final : public store::KeyEvents {
   // After the workers stopped: writes and syncs what is buffered and closes the files.
   void Stop();
 
+  // After CONFIG SET (toggle.cpp): applies appendfsync and aof-timestamp-enabled at once, and
+  // turns the journal on (a new incremental file at once, a base written from the live keyspace
+  // in the background, as Redis's rewrite on turning AOF on) or off (synced and closed) to
+  // match options.appendonly. Returns the CONFIG SET error text (without "-") when it cannot,
+  // and then sets appendonly back to what it was.
+  std::optional<std::string> ApplyConfig();
+
   // The journal, or nullptr while appendonly is off. Safe from any thread.
   Journal* journal() const { return live_.load(std::memory_order_acquire); }
 
@@ -66,7 +76,12 @@ class Persistence final : public store::KeyEvents {
 
  private:
   void StartJournal();
-  void OpenNew();        // first start: empty base + first incremental file + manifest
+  void SetPaths(const Options& o);
+  void OpenNew();  // first start: empty base + first incremental file + manifest
+  // The journal on `fd` (the last incremental file), attached, with its background thread.
+  void Open(int fd, std::uint64_t size, const Options& o);
+  std::string Enable();  // toggle.cpp; "" or the reason it failed
+  void CloseJournal();   // stops the thread, detaches, syncs and closes; retires the journal
   void Attach(bool on);  // the journal slot of the server's key-event router
   void Maintain();  // background thread: fsync policy changes, automatic and requested rewrites
   bool WantsAutoRewrite() const;
@@ -77,9 +92,16 @@ class Persistence final : public store::KeyEvents {
 
   ServerState& state_;
   AofPaths paths_;
-  Manifest manifest_;  // the background thread's, once started
-  bool timestamps_ = false;
+  Manifest manifest_;                    // the background thread's, once started
+  std::atomic<bool> timestamps_{false};  // aof-timestamp-enabled, followed by Maintain
   std::unique_ptr<Journal> journal_;
+  // Journals closed by CONFIG SET appendonly no: a connection may still hold a pointer to one
+  // (journal() is read without a lock), so they live as long as this object, closed.
+  std::vector<std::unique_ptr<Journal>> retired_;
+  std::uint64_t last_seq_ = 0;                 // the last sequence number of the retired journals
+  std::mutex toggle_mu_;                       // Start, Stop and ApplyConfig, one at a time
+  std::atomic<bool> start_appendonly_{false};  // appendonly as Start() found it
+  std::atomic<bool> abort_rewrite_{false};
   std::atomic<Journal*> live_{nullptr};
   std::atomic<std::int64_t> last_ts_{0};
 

@@ -48,7 +48,13 @@ std::uint64_t Persistence::WriteSnapshot(int fd) {
   for (int i = 0; i < ks.shard_count(); ++i) {
     store::Shard& shard = ks.shard(i);
     {
-      store::ShardGuard lock(shard);
+      // CONFIG SET appendonly no or shutdown stops the wait (the files on disk are consistent
+      // without this base): the one asking may be an EXEC that holds every shard.
+      if (!store::LockShard(shard, &abort_rewrite_)) throw std::runtime_error("aborted");
+      struct Unlock {
+        store::Shard& s;
+        ~Unlock() { store::UnlockShard(s); }
+      } unlock{shard};
       const TimeSnapshot now = state_.clock->Now();
       shard.ForEach([&](const store::Object* o) {
         if (o->expired(now.mono_ms)) return;

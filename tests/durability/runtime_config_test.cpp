@@ -1,0 +1,229 @@
+// The journal's directives at run time, against the latchd binary, as Redis 7.0 allows them:
+// CONFIG SET appendonly yes starts the journal with a base written from the live keyspace,
+// appendonly no stops it; appendfsync and the other mutable AOF directives apply at once;
+// appenddirname and appendfilename stay immutable.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "durability/latchd_child.h"
+#include "support/raw_connection.h"
+
+namespace latch::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::vector<std::string> Always() { return {"--appendonly", "yes", "--appendfsync", "always"}; }
+
+// Waits (bounded) until INFO persistence holds `field`.
+bool WaitForInfo(int port, const std::string& field) {
+  for (int i = 0; i < 250; ++i) {
+    RawConnection c(port);
+    if (c.Command("INFO", "persistence").find(field) != std::string::npos) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string CheckAof(const LatchdChild& s) {
+  std::string out;
+  const int rc = RunCommand("redis-check-aof " + s.aof_dir() + "/appendonly.aof.manifest", &out);
+  return rc == 0 ? std::string() : out;
+}
+
+// Redis's way to turn AOF on in a running server: what was in memory before is in the new
+// journal's base, what comes after in its incremental file; a kill -9 then loses nothing.
+TEST(RuntimeConfigTest, AppendonlyYesJournalsTheLiveKeyspaceAndLaterWrites) {
+  LatchdChild s({"--appendfsync", "always"});
+  ASSERT_TRUE(s.Start()) << s.Log();
+  std::string token;
+  {
+    RawConnection c(s.port());
+    for (int i = 0; i < 500; ++i) {
+      ASSERT_EQ(c.Command("SET", "before:" + std::to_string(i), "v", "PX", "600000"), "+OK\r\n");
+    }
+    token = c.Command("LOCK.ACQUIRE", "fenced", "owner", "600000");
+    ASSERT_EQ(token[0], ':') << token;
+    EXPECT_NE(c.Command("INFO", "persistence").find("aof_enabled:0"), std::string::npos);
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", "yes"), "+OK\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "GET", "appendonly"), "*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n");
+    EXPECT_NE(c.Command("INFO", "persistence").find("aof_enabled:1"), std::string::npos);
+    EXPECT_EQ(c.Command("SET", "after", "x"), "+OK\r\n");
+  }
+  ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
+  {
+    RawConnection c(s.port());
+    EXPECT_EQ(c.Command("SET", "after-base", "y", "NX", "PX", "600000"), "+OK\r\n");
+  }
+  s.Kill9();
+  EXPECT_EQ(CheckAof(s), "");
+  s.set_args(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  EXPECT_EQ(c.Command("DBSIZE"), ":503\r\n");
+  EXPECT_EQ(c.Command("GET", "before:499"), "$1\r\nv\r\n");
+  EXPECT_EQ(c.Command("MGET", "after", "after-base"), "*2\r\n$1\r\nx\r\n$1\r\ny\r\n");
+  EXPECT_EQ(c.Command("LOCK.ACQUIRE", "fenced", "thief", "1000"), "$-1\r\n");
+  const std::string next = c.Command("LOCK.ACQUIRE", "other", "owner", "1000");
+  ASSERT_EQ(next[0], ':') << next;
+  EXPECT_GT(std::stoull(next.substr(1)), std::stoull(token.substr(1)));
+}
+
+// appendonly no: writes after it are not journaled; the journal on disk keeps what was
+// written before. yes again: a new base from memory replaces the old files.
+TEST(RuntimeConfigTest, AppendonlyNoStopsTheJournalAndYesStartsItAgain) {
+  LatchdChild s(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  {
+    RawConnection c(s.port());
+    EXPECT_EQ(c.Command("SET", "a", "1"), "+OK\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", "no"), "+OK\r\n");
+    EXPECT_NE(c.Command("INFO", "persistence").find("aof_enabled:0"), std::string::npos);
+    EXPECT_EQ(c.Command("BGREWRITEAOF").substr(0, 4), "-ERR");
+    EXPECT_EQ(c.Command("SET", "b", "2"), "+OK\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", "no"), "+OK\r\n");  // already off
+  }
+  s.Kill9();
+  ASSERT_TRUE(s.Start()) << s.Log();
+  {
+    RawConnection c(s.port());
+    EXPECT_EQ(c.Command("MGET", "a", "b"), "*2\r\n$1\r\n1\r\n$-1\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", "no"), "+OK\r\n");
+    EXPECT_EQ(c.Command("SET", "b", "2"), "+OK\r\n");
+    EXPECT_EQ(c.Command("DEL", "a"), ":1\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", "yes"), "+OK\r\n");
+    EXPECT_EQ(c.Command("SET", "c", "3"), "+OK\r\n");
+  }
+  ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
+  s.Kill9();
+  EXPECT_EQ(CheckAof(s), "");
+  // The old base and incremental files are gone: one base, one incremental file.
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(s.aof_dir())) {
+    files += e.path().extension() == ".aof" ? 1 : 0;
+  }
+  EXPECT_EQ(files, 2u);
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  EXPECT_EQ(c.Command("MGET", "a", "b", "c"), "*3\r\n$-1\r\n$1\r\n2\r\n$1\r\n3\r\n");
+}
+
+// Inside EXEC (which holds every shard), while the base of a just-enabled journal is being
+// written: turning it off neither deadlocks nor loses the transaction's replies; on again too.
+TEST(RuntimeConfigTest, AppendonlyInsideExecDuringTheFirstBase) {
+  LatchdChild s({"--appendfsync", "always"});
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  std::string batch;
+  constexpr int kKeys = 20000;
+  for (int i = 0; i < kKeys; ++i) {
+    batch += RawConnection::Encode({"SET", "k" + std::to_string(i), "v"});
+  }
+  ASSERT_TRUE(c.Send(batch));
+  for (int i = 0; i < kKeys; ++i) ASSERT_EQ(c.ReadReply(), "+OK\r\n") << i;
+  for (const char* first : {"yes", "no"}) {
+    const char* second = std::string(first) == "yes" ? "no" : "yes";
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", first), "+OK\r\n");
+    EXPECT_EQ(c.Command("MULTI"), "+OK\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", second), "+QUEUED\r\n");
+    EXPECT_EQ(c.Command("SET", "in-exec", second), "+QUEUED\r\n");
+    EXPECT_EQ(c.Command("EXEC"), "*2\r\n+OK\r\n+OK\r\n");
+  }
+  ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
+  EXPECT_NE(c.Command("INFO", "persistence").find("aof_enabled:1"), std::string::npos);
+  EXPECT_EQ(c.Command("SET", "last", "x"), "+OK\r\n");
+  s.Kill9();
+  EXPECT_EQ(CheckAof(s), "");
+  s.set_args(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection d(s.port());
+  EXPECT_EQ(d.Command("DBSIZE"), ":" + std::to_string(kKeys + 2) + "\r\n");
+  EXPECT_EQ(d.Command("GET", "in-exec"), "$3\r\nyes\r\n");
+}
+
+// appendfsync, auto-aof-rewrite-*, aof-load-truncated and aof-timestamp-enabled are mutable
+// in Redis 7.0 and take effect at once; appenddirname and appendfilename are not.
+TEST(RuntimeConfigTest, MutableAofDirectivesApplyAtOnce) {
+  LatchdChild s({"--appendonly", "yes", "--appendfsync", "no"});
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  for (const char* v : {"everysec", "always"}) {
+    EXPECT_EQ(c.Command("CONFIG", "SET", "appendfsync", v), "+OK\r\n");
+    EXPECT_EQ(
+        c.Command("CONFIG", "GET", "appendfsync"),
+        "*2\r\n$11\r\nappendfsync\r\n$" + std::to_string(std::strlen(v)) + "\r\n" + v + "\r\n");
+  }
+  EXPECT_EQ(c.Command("CONFIG", "SET", "appendfsync", "sometimes"),
+            "-ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) "
+            "must be one of the following: everysec, always, no\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "SET", "aof-load-truncated", "no"), "+OK\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "SET", "auto-aof-rewrite-percentage", "0"), "+OK\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "SET", "auto-aof-rewrite-min-size", "1mb"), "+OK\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "GET", "auto-aof-rewrite-min-size"),
+            "*2\r\n$25\r\nauto-aof-rewrite-min-size\r\n$7\r\n1048576\r\n");
+  for (const char* name : {"appenddirname", "appendfilename"}) {
+    EXPECT_EQ(c.Command("CONFIG", "SET", name, "x"),
+              std::string("-ERR CONFIG SET failed (possibly related to argument '") + name +
+                  "') - can't set immutable config\r\n");
+  }
+  // The very next record carries Redis's "#TS:" annotation, and it was synced before the reply
+  // (appendfsync always applied at once): kill -9 right after it keeps it.
+  EXPECT_EQ(c.Command("CONFIG", "SET", "aof-timestamp-enabled", "yes"), "+OK\r\n");
+  EXPECT_EQ(c.Command("SET", "stamped", "1"), "+OK\r\n");
+  s.Kill9();
+  const std::string incr = ReadAll(s.aof_dir() + "/appendonly.aof.1.incr.aof");
+  EXPECT_NE(incr.find("#TS:"), std::string::npos) << incr;
+  EXPECT_NE(incr.find("stamped"), std::string::npos) << incr;
+  EXPECT_EQ(CheckAof(s), "");
+}
+
+// CONFIG SET appendonly yes answers once the journal is open and named by the manifest: an
+// acquire acknowledged right after it survives kill -9, whether the base from memory was
+// written by then (even rounds) or not (odd rounds: the crash may come in the middle of it).
+TEST(RuntimeConfigTest, GrantRightAfterAppendonlyYesSurvivesKill9) {
+  LatchdChild s({"--appendfsync", "always"});
+  for (int round = 0; round < 4; ++round) {
+    s.set_args({"--appendfsync", "always"});  // starts empty: the journal is not read
+    ASSERT_TRUE(s.Start()) << s.Log();
+    std::string token;
+    {
+      RawConnection c(s.port());
+      EXPECT_EQ(c.Command("SET", "pre", "1"), "+OK\r\n");
+      EXPECT_EQ(c.Command("CONFIG", "SET", "appendonly", "yes"), "+OK\r\n");
+      if (round % 2 == 0) {
+        ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
+      }
+      EXPECT_EQ(c.Command("SET", "nx", "holder", "NX", "PX", "600000"), "+OK\r\n");
+      token = c.Command("LOCK.ACQUIRE", "fenced", "holder", "600000");
+      ASSERT_EQ(token[0], ':') << token;
+    }
+    s.Kill9();
+    s.set_args(Always());
+    ASSERT_TRUE(s.Start()) << s.Log();
+    {
+      RawConnection c(s.port());
+      EXPECT_EQ(c.Command("GET", "nx"), "$6\r\nholder\r\n") << round;
+      EXPECT_EQ(c.Command("LOCK.ACQUIRE", "fenced", "thief", "1000"), "$-1\r\n") << round;
+      if (round % 2 == 0) {
+        EXPECT_EQ(c.Command("GET", "pre"), "$1\r\n1\r\n") << round;
+      }
+    }
+    s.Kill9();
+  }
+}
+
+}  // namespace
+}  // namespace latch::test
