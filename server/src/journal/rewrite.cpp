@@ -15,9 +15,12 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
+#include <vector>
 
 #include "journal/persistence.h"
 #include "journal/record_codec.h"
@@ -37,6 +40,26 @@ void WriteOrThrow(int fd, const std::string& data) {
     done += static_cast<std::size_t>(n);
   }
 }
+// Calls fn for every item, in an order that strides through `items` by about 0.618 of its
+// size (a step coprime with it, so every item once). Why: a shard iterates its keys in the
+// order of their slots, which is the order of their hashes, and the loader inserts a base's
+// keys, in file order, into the shard's open-addressing table (store/handle_table.h) while it
+// grows. Keys arriving in hash order pile up into one ever longer run of occupied slots (each
+// insert probes to its end): 742k locks took 22.5 s to load. Scattered, the same keys land
+// evenly over the table, as keys arriving from clients do.
+template <class Fn>
+void ForEachScattered(const std::vector<const store::Object*>& items, Fn&& fn) {
+  const std::size_t n = items.size();
+  if (n == 0) return;
+  std::size_t step = std::max<std::size_t>(1, n * 618 / 1000);
+  while (std::gcd(step, n) != 1) ++step;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    fn(items[at]);
+    at += step;
+    if (at >= n) at -= n;
+  }
+}
 }  // namespace
 
 std::uint64_t Persistence::WriteSnapshot(int fd) {
@@ -45,6 +68,7 @@ std::uint64_t Persistence::WriteSnapshot(int fd) {
   // Every token granted before the switch is at most this: the counter survives the keys.
   EncodeFence(&out, state_.locks.tokens().last());
   store::Keyspace& ks = state_.keyspace;
+  std::vector<const store::Object*> objects;
   for (int i = 0; i < ks.shard_count(); ++i) {
     store::Shard& shard = ks.shard(i);
     {
@@ -56,7 +80,9 @@ std::uint64_t Persistence::WriteSnapshot(int fd) {
         ~Unlock() { store::UnlockShard(s); }
       } unlock{shard};
       const TimeSnapshot now = state_.clock->Now();
-      shard.ForEach([&](const store::Object* o) {
+      objects.clear();
+      shard.ForEach([&](const store::Object* o) { objects.push_back(o); });
+      ForEachScattered(objects, [&](const store::Object* o) {
         if (o->expired(now.mono_ms)) return;
         const std::int64_t deadline =
             o->has_expire() ? std::max<std::int64_t>(1, now.MonoToWall(o->expire_at())) : 0;
