@@ -4,6 +4,7 @@
     python3 bench/run.py --quick      # under 2 minutes
     python3 bench/run.py              # full, under 15 minutes
     python3 bench/run.py --update-readme   # full, and write the table into bench/README.md
+    python3 bench/run.py --durable    # the journal: latchd and Redis with the same directives
 
 It builds latchd, null_server and latch_loadgen in Release (build-bench-release/ unless
 --build-dir is given), starts latchd, redis-server and null_server on free loopback ports, runs
@@ -706,6 +707,10 @@ def main():
     # appendfsync), each into a fresh directory, so the table compares like with like.
     ap.add_argument("--appendfsync", choices=["always", "everysec", "no"],
                     help="run latchd and redis-server with appendonly yes and this fsync policy")
+    ap.add_argument("--durable", action="store_true",
+                    help="only the durable modes side by side (durable.py): always, everysec, off")
+    ap.add_argument("--journal-root", default=os.path.join(RESULTS, "tmp-journal"),
+                    help="where --durable puts the journals (a disk, not tmpfs)")
     args = ap.parse_args()
     args.build_dir = os.path.abspath(args.build_dir)
     build(args)
@@ -718,6 +723,9 @@ def main():
     if not shutil.which("redis-server") or not shutil.which("redis-benchmark"):
         sys.exit("needs redis-server and redis-benchmark (apt-get install redis-server redis-tools)")
 
+    if args.durable:
+        import durable
+        return durable.main(args)
     quick = args.quick
     rounds = args.rounds or (2 if quick else 4)
     scale = 0.25 if quick else 1.0
