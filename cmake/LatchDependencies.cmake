@@ -19,6 +19,10 @@ target_include_directories(latch_robin_map SYSTEM INTERFACE ${TSL_ROBIN_MAP_INCL
 find_package(spdlog QUIET CONFIG)
 latch_require(spdlog_FOUND "libspdlog-dev" "spdlog")
 
+# TLS (tls-port, rediss://) through Boost.Asio's ssl stream.
+find_package(OpenSSL QUIET)
+latch_require(OPENSSL_FOUND "libssl-dev" "OpenSSL (libssl-dev)")
+
 # Lua 5.1, the dialect Redis embeds, for EVAL/EVALSHA (server/src/scripting/).
 find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)

@@ -16,7 +16,7 @@ BUILD_PACKAGES=(
   libboost1.81-dev robin-map-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
-  libpq-dev
+  libpq-dev libssl-dev
 )
 # Test-only: the differential test and the tool tests run real redis-server, redis-cli and
 # redis-benchmark; the compat tests use redis-py and Node.js clients; scripts/sanitize.sh
@@ -24,13 +24,14 @@ BUILD_PACKAGES=(
 # PostgreSQL server (initdb + postgres from the postgresql package); the packaging test runs
 # cpack -G DEB, which needs dpkg-shlibdeps (dpkg-dev) and file(1) (systemd-analyze verifies the
 # unit where the systemd package is installed); the demo's page test drives headless Chromium.
+# The TLS tests make their certificates at run time with the openssl CLI.
 # The reservation demo (demo/reservation/run.sh): latchd and latch-reservation in Release, no
 # tests or benchmarks, then PostgreSQL and (for `run.sh redis`) redis-server to run against.
 DEMO_PACKAGES=(
   cmake g++ pkg-config
   libboost1.81-dev robin-map-dev libspdlog-dev
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
-  libpq-dev
+  libpq-dev libssl-dev
   postgresql redis-server
 )
 TEST_PACKAGES=(
@@ -40,6 +41,7 @@ TEST_PACKAGES=(
   nodejs npm
   clang-14 libclang-rt-14-dev
   dpkg-dev file
+  openssl
 )
 
 case "${1:-all}" in

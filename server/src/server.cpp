@@ -25,6 +25,7 @@
 #include "net/connection.h"
 #include "net/listener.h"
 #include "net/protected_mode.h"
+#include "net/tls_context.h"
 #include "net/worker.h"
 #include "rest/rest_endpoint.h"
 #include "scripting/script_engine.h"
@@ -82,9 +83,11 @@ class ServerImpl {
     if (running_) return state_.tcp_port;
     *started = true;
     std::string bind, rest_bind;
-    int port, metrics_port, rest_port;
+    int port, metrics_port, rest_port, tls_port;
     {
       std::lock_guard olock(state_.options_mu);
+      tls_port = state_.options.tls_port;
+      if (tls_port != 0) state_.tls = MakeTlsSlot(state_.options);
       bind = state_.options.bind;
       port = state_.options.port;
       metrics_port = state_.options.metrics_port;
@@ -99,10 +102,18 @@ class ServerImpl {
     accept_ctx_.poll();
     accept_ctx_.restart();
     if (state_.scripting) state_.scripting->ResetShutdown();  // no worker runs yet
-    const std::string first = OpenListeners(bind, port, "server TCP", acceptors_);
-    state_.tcp_port = port;
+    // As Redis: with a TLS port, port 0 means no plain listener (an embedded server asks for
+    // a free TLS port with tls_port -1, and keeps port 0's meaning of a free plain port).
+    std::string first;
+    if (port != 0 || tls_port <= 0) first = OpenListeners(bind, port, "server TCP", acceptors_);
+    state_.tcp_port = acceptors_.empty() ? 0 : port;
     std::string rest_first;
     try {
+      if (tls_port != 0) {
+        tls_port_ = tls_port < 0 ? 0 : tls_port;
+        const std::string tls_first = OpenListeners(bind, tls_port_, "server TLS", tls_acceptors_);
+        if (first.empty()) first = tls_first;
+      }
       if (rest_port > 0) {
         rest_first = OpenListeners(rest_bind, rest_port, "REST", rest_acceptors_);
         rest_port_ = rest_port;
@@ -111,6 +122,7 @@ class ServerImpl {
     } catch (...) {
       acceptors_.clear();
       rest_acceptors_.clear();
+      tls_acceptors_.clear();
       throw;
     }
     for (int i = 0; i < threads_; ++i) {
@@ -123,8 +135,9 @@ class ServerImpl {
       workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
     }
     state_.loading = true;  // until the journal is loaded (Start)
-    for (auto& a : acceptors_) Accept(*a, false);
-    for (auto& a : rest_acceptors_) Accept(*a, true);
+    for (auto& a : acceptors_) Accept(*a, Endpoint::kResp);
+    for (auto& a : rest_acceptors_) Accept(*a, Endpoint::kRest);
+    for (auto& a : tls_acceptors_) Accept(*a, Endpoint::kTls);
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
     running_ = true;
     shutdown_requested_ = false;
@@ -137,6 +150,7 @@ class ServerImpl {
     if (rest_port_ > 0) {
       state_.log->info("Upstash-compatible REST API on http://{}:{}/", rest_first, rest_port_);
     }
+    if (tls_port_ > 0) state_.log->info("Listening for TLS clients on port {}", tls_port_);
     return state_.tcp_port;
   }
 
@@ -193,6 +207,7 @@ class ServerImpl {
   int port() const { return state_.tcp_port; }
   int metrics_port() const { return state_.metrics_port; }
   int rest_port() const { return rest_port_; }
+  int tls_port() const { return tls_port_; }
   const Clock& clock() const { return *clock_; }
 
  private:
@@ -237,6 +252,20 @@ class ServerImpl {
     boost::system::error_code ec;
     for (auto& a : acceptors_) a->close(ec);
     for (auto& a : rest_acceptors_) a->close(ec);
+    for (auto& a : tls_acceptors_) a->close(ec);
+  }
+
+  // The TLS settings must load before anything listens: a bad file stops the start, with
+  // Redis's log lines, and the reason in the exception.
+  std::shared_ptr<TlsContextSlot> MakeTlsSlot(const Options& o) {
+    std::string error;
+    std::shared_ptr<TlsContext> context = BuildTlsContext(o, &error);
+    if (!context) {
+      state_.log->warn("{}", error);
+      state_.log->warn("Failed to configure TLS. Check logs for more info.");
+      throw std::runtime_error("Failed to configure TLS: " + error);
+    }
+    return std::make_shared<TlsContextSlot>(std::move(context));
   }
 
   // Each worker closes its REST sessions before its own Shutdown (posted in this order, so it
@@ -255,32 +284,33 @@ class ServerImpl {
     if (stopped) wait_cv_.notify_all();
   }
 
-  // `rest`: an HTTP connection of the REST endpoint, served on the worker like a RESP one.
-  void Accept(tcp::acceptor& acceptor, bool rest) {
+  // kRest: an HTTP connection of the REST endpoint, served on the worker like a RESP one.
+  enum class Endpoint { kResp, kRest, kTls };
+  void Accept(tcp::acceptor& acceptor, Endpoint kind) {
     const std::size_t i = next_worker_;
     Worker& w = *workers_[i];
     next_worker_ = (next_worker_ + 1) % workers_.size();
-    acceptor.async_accept(w.context(), [this, i, rest, &acceptor](
+    acceptor.async_accept(w.context(), [this, i, kind, &acceptor](
                                            const boost::system::error_code& ec,
                                            tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (ec == asio::error::no_descriptors ||
           ec == boost::system::errc::too_many_files_open_in_system) {
-        BackOffAccept(acceptor, ec, rest);
+        BackOffAccept(acceptor, ec, kind);
         return;
       }
-      if (!ec) OnAccept(i, std::move(socket), rest);
-      Accept(acceptor, rest);
+      if (!ec) OnAccept(i, std::move(socket), kind);
+      Accept(acceptor, kind);
     });
   }
 
   // Out of descriptors (EMFILE/ENFILE): the pending connection stays in the backlog and
   // every retry would fail at once, so wait before the next accept instead of spinning.
-  void BackOffAccept(tcp::acceptor& acceptor, const boost::system::error_code& ec, bool rest) {
+  void BackOffAccept(tcp::acceptor& acceptor, const boost::system::error_code& ec, Endpoint kind) {
     state_.log->warn("Accepting client connection: accept: {}", ec.message());
     auto timer = std::make_shared<asio::steady_timer>(accept_ctx_, std::chrono::milliseconds(100));
-    timer->async_wait([this, timer, rest, &acceptor](const boost::system::error_code& wait_ec) {
-      if (!wait_ec && acceptor.is_open()) Accept(acceptor, rest);
+    timer->async_wait([this, timer, kind, &acceptor](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && acceptor.is_open()) Accept(acceptor, kind);
     });
   }
 
@@ -326,8 +356,9 @@ class ServerImpl {
     ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
   }
 
-  void OnAccept(std::size_t i, tcp::socket socket, bool rest) {
+  void OnAccept(std::size_t i, tcp::socket socket, Endpoint kind) {
     Worker& w = *workers_[i];
+    const bool rest = kind == Endpoint::kRest;
     state_.stats.total_connections.fetch_add(1, std::memory_order_relaxed);
     if (!ApplyListenOptions(socket)) return;
     auto info = state_.clients.Add(state_.maxclients.load());
@@ -347,7 +378,8 @@ class ServerImpl {
       });
       return;
     }
-    w.Adopt(std::move(socket), std::move(info));
+    w.Adopt(std::move(socket), std::move(info),
+            kind == Endpoint::kTls ? state_.tls->Current() : nullptr);
   }
 
   std::shared_ptr<Clock> clock_;
@@ -359,6 +391,8 @@ class ServerImpl {
   asio::io_context accept_ctx_;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors_;  // one per bind address
   std::vector<std::unique_ptr<tcp::acceptor>> rest_acceptors_;  // one per rest-bind address
+  std::vector<std::unique_ptr<tcp::acceptor>> tls_acceptors_;  // one per bind address
+  int tls_port_ = 0;
   std::vector<std::unique_ptr<rest::SessionSet>> rest_sessions_;  // one per worker
   int rest_port_ = 0;
   std::thread accept_thread_;
@@ -381,6 +415,7 @@ void Server::wait() { impl_->Wait(); }
 int Server::port() const { return impl_->port(); }
 int Server::metrics_port() const { return impl_->metrics_port(); }
 int Server::rest_port() const { return impl_->rest_port(); }
+int Server::tls_port() const { return impl_->tls_port(); }
 const Clock& Server::clock() const { return impl_->clock(); }
 
 }  // namespace latch

@@ -31,6 +31,7 @@ class ScriptEngine;
 namespace journal {
 class Persistence;
 }  // namespace journal
+class TlsContextSlot;
 
 // Bumped on the data path by every worker: striped, so that counting costs no cache-line
 // traffic between cores (see striped_counter.h). What INFO, /metrics and RESETSTAT do with
@@ -119,6 +120,8 @@ struct ServerState {
   std::atomic<bool> loading{false};
   // lock-restart-delay: no lock is granted before this monotonic time (journal/restart_delay.h).
   std::atomic<std::int64_t> grants_held_until_mono_ms{0};
+  // The TLS port's certificates (net/tls_context.h): null when tls-port is off.
+  std::shared_ptr<TlsContextSlot> tls;
   int io_threads;
   int tcp_port = 0;
   int metrics_port = 0;  // bound port of GET /metrics, 0 when off

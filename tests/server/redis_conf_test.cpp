@@ -149,7 +149,7 @@ TEST(RedisConfTest, IgnoredValuesAreStillCheckedWithRedisReasons) {
 
 TEST(RedisConfTest, DirectivesThatWouldMisleadAreRefusedWithAReason) {
   for (const char* line :
-       {"replicaof 10.0.0.1 6379", "cluster-enabled yes", "tls-port 6390", "aclfile /etc/a.acl",
+       {"replicaof 10.0.0.1 6379", "cluster-enabled yes", "aclfile /etc/a.acl",
         "user alice on >pw", "rename-command FLUSHALL \"\"", "loadmodule /x.so",
         "unixsocket /run/latch.sock", "sentinel monitor m 127.0.0.1 6379 2"}) {
     const std::string reason = ReasonFor(line);

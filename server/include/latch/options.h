@@ -67,6 +67,24 @@ struct Options {
   int tcp_backlog = 511;          // listen(2) backlog
   int tcp_keepalive = 300;        // seconds of SO_KEEPALIVE idle time on clients; 0 = off
 
+  // TLS, with redis.conf's tls-* directives and defaults (server/src/net/tls_context.cpp).
+  // tls_port 0 = off; -1 (embedding only) = a free port, see Server::tls_port(). With a TLS
+  // port set, port 0 means no plain listener, as in Redis (an embedded server that wants
+  // both on free ports sets tls_port -1).
+  int tls_port = 0;
+  std::string tls_cert_file, tls_key_file, tls_key_file_pass;
+  std::string tls_ca_cert_file, tls_ca_cert_dir;
+  std::string tls_auth_clients = "yes";  // yes | no | optional (certificate checked if sent)
+  std::string tls_protocols;             // e.g. "TLSv1.2 TLSv1.3" (also the default when empty)
+  std::string tls_ciphers, tls_ciphersuites, tls_dh_params_file;
+  bool tls_prefer_server_ciphers = false;
+  bool tls_session_caching = true;
+  int tls_session_cache_size = 20 * 1024;
+  int tls_session_cache_timeout = 300;  // seconds
+  // latchd's own: a client must finish its handshake within this many ms or is closed, so a
+  // socket that connects and sends nothing cannot hold a client slot (Redis waits for timeout).
+  int tls_handshake_timeout = 10000;
+
   // The spdlog logger the server writes to. If the host registered one under this name
   // (spdlog::register_logger; latchd registers its own), the server uses it; otherwise it
   // makes its own, writing Redis-style lines to stderr, neither registered nor made the

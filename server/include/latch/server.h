@@ -42,6 +42,8 @@ class Server {
   int metrics_port() const;
   // The bound port of the REST endpoint (Options::rest_port), 0 when it is off.
   int rest_port() const;
+  // The bound TLS port (Options::tls_port; -1 picks a free one), 0 when TLS is off.
+  int tls_port() const;
   const Clock& clock() const;
 
  private:

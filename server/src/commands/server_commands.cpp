@@ -13,6 +13,7 @@
 #include "config/log_setup.h"
 #include "metrics/stats_registry.h"
 #include "journal/persistence.h"
+#include "net/tls_config_set.h"
 #include "scripting/script_engine.h"
 #include <spdlog/logger.h>
 
@@ -146,7 +147,10 @@ void ConfigSetCommand(CommandContext& ctx) {
   std::string loglevel;
   {
     std::lock_guard lock(ctx.server.options_mu);
-    if (auto err = config::ConfigSet(ctx.server.options, args)) return ctx.out.Error(*err);
+    Options updated = ctx.server.options;
+    if (auto err = config::ConfigSet(updated, args)) return ctx.out.Error(*err);
+    if (auto err = ReloadTlsForConfigSet(ctx.server, updated, args)) return ctx.out.Error(*err);
+    ctx.server.options = std::move(updated);
     ctx.server.SyncHotOptions();
     loglevel = ctx.server.options.loglevel;
   }

@@ -15,6 +15,7 @@
 
 #include "config/config_values.h"
 #include "config/output_buffer_limit.h"
+#include "config/tls_directives.h"
 #include "store/object.h"
 
 namespace latch::config {
@@ -297,6 +298,40 @@ constexpr std::array kDirectives = {
                     SetInteger<&Options::tcp_backlog, 0, kIntMax>, false},
     ConfigDirective{"tcp-keepalive", GetNumber<&Options::tcp_keepalive>,
                     SetInteger<&Options::tcp_keepalive, 0, kIntMax>, true},
+    // TLS (net/tls_context.cpp): any change but the port reloads the certificates for the
+    // connections accepted from then on. tls-handshake-timeout (ms) is latchd's own.
+    ConfigDirective{"tls-port", GetNumber<&Options::tls_port>,
+                    SetInteger<&Options::tls_port, 0, 65535>, false},
+    ConfigDirective{"tls-cert-file", GetString<&Options::tls_cert_file>,
+                    SetString<&Options::tls_cert_file>, true},
+    ConfigDirective{"tls-key-file", GetString<&Options::tls_key_file>,
+                    SetString<&Options::tls_key_file>, true},
+    ConfigDirective{"tls-key-file-pass", GetString<&Options::tls_key_file_pass>,
+                    SetString<&Options::tls_key_file_pass>, true},
+    ConfigDirective{"tls-ca-cert-file", GetString<&Options::tls_ca_cert_file>,
+                    SetString<&Options::tls_ca_cert_file>, true},
+    ConfigDirective{"tls-ca-cert-dir", GetString<&Options::tls_ca_cert_dir>,
+                    SetString<&Options::tls_ca_cert_dir>, true},
+    ConfigDirective{"tls-auth-clients", GetString<&Options::tls_auth_clients>,
+                    SetTlsAuthClients, true},
+    ConfigDirective{"tls-protocols", GetString<&Options::tls_protocols>,
+                    SetString<&Options::tls_protocols>, true},
+    ConfigDirective{"tls-ciphers", GetString<&Options::tls_ciphers>,
+                    SetString<&Options::tls_ciphers>, true},
+    ConfigDirective{"tls-ciphersuites", GetString<&Options::tls_ciphersuites>,
+                    SetString<&Options::tls_ciphersuites>, true},
+    ConfigDirective{"tls-dh-params-file", GetString<&Options::tls_dh_params_file>,
+                    SetString<&Options::tls_dh_params_file>, true},
+    ConfigDirective{"tls-prefer-server-ciphers", GetYesNo<&Options::tls_prefer_server_ciphers>,
+                    SetYesNo<&Options::tls_prefer_server_ciphers>, true},
+    ConfigDirective{"tls-session-caching", GetYesNo<&Options::tls_session_caching>,
+                    SetYesNo<&Options::tls_session_caching>, true},
+    ConfigDirective{"tls-session-cache-size", GetNumber<&Options::tls_session_cache_size>,
+                    SetInteger<&Options::tls_session_cache_size, 0, kIntMax>, true},
+    ConfigDirective{"tls-session-cache-timeout", GetNumber<&Options::tls_session_cache_timeout>,
+                    SetInteger<&Options::tls_session_cache_timeout, 0, kIntMax>, true},
+    ConfigDirective{"tls-handshake-timeout", GetNumber<&Options::tls_handshake_timeout>,
+                    SetInteger<&Options::tls_handshake_timeout, 0, kIntMax>, true},
     ConfigDirective{"supervised", GetString<&Options::supervised>, SetSupervised, false},
     ConfigDirective{"daemonize", GetYesNo<&Options::daemonize>, SetYesNo<&Options::daemonize>,
                     false},

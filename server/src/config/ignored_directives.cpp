@@ -126,14 +126,6 @@ Reason CheckClusterEnabled(const Args& args) {
   return std::string("latchd does not run as a cluster node: cluster-enabled must be no");
 }
 
-Reason CheckTlsPort(const Args& args) {
-  if (args.size() != 2) return WrongArgumentCount();
-  const Parsed<std::int64_t> parsed = ParseIntegerInRange(args[1], 0, 65535);
-  if (const auto* reason = std::get_if<std::string>(&parsed)) return *reason;
-  if (std::get<std::int64_t>(parsed) == 0) return std::nullopt;
-  return std::string("latchd does not serve TLS yet: tls-port must be 0");
-}
-
 Reason CheckAclfile(const Args& args) {
   if (args.size() != 2) return WrongArgumentCount();
   if (args[1].empty()) return std::nullopt;
@@ -266,14 +258,10 @@ constexpr std::array kIgnored = {
     // ACL users and TLS: a separate issue.
     Special("aclfile", CheckAclfile), Int("acllog-max-len", 0, kLongMax),
     Enum("acl-pubsub-default", "allchannels,resetchannels"), Special("user", RefuseUser, true),
-    Special("tls-port", CheckTlsPort), Int("tls-session-cache-size", 0, kIntMax),
-    Int("tls-session-cache-timeout", 0, kIntMax), Bool("tls-cluster"), Bool("tls-replication"),
-    Enum("tls-auth-clients", "no,yes,optional"), Bool("tls-prefer-server-ciphers"),
-    Bool("tls-session-caching"), String("tls-cert-file"), String("tls-key-file"),
-    String("tls-key-file-pass"), String("tls-client-cert-file"), String("tls-client-key-file"),
-    String("tls-client-key-file-pass"), String("tls-dh-params-file"), String("tls-ca-cert-file"),
-    String("tls-ca-cert-dir"), String("tls-protocols"), String("tls-ciphers"),
-    String("tls-ciphersuites"),
+    // TLS for replication and cluster links, and the client certificate latchd would present
+    // on them: latchd makes no outgoing connections (its TLS directives are real ones).
+    Bool("tls-cluster"), Bool("tls-replication"), String("tls-client-cert-file"),
+    String("tls-client-key-file"), String("tls-client-key-file-pass"),
 };
 // clang-format on
 

@@ -29,9 +29,9 @@ constexpr int kYieldCommands = 1024;
 constexpr std::size_t kSealAbove = 256 * 1024;
 }  // namespace
 
-Connection::Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
-                       std::shared_ptr<ClientInfo> info)
-    : socket_(std::move(socket)),
+Connection::Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<TlsContext> tls,
+                       ServerState& state, Worker& worker, std::shared_ptr<ClientInfo> info)
+    : stream_(std::move(socket), std::move(tls)),
       state_(state),
       worker_(worker),
       writer_(&out_, 2, &state.stats.errors),  // counts every error reply (errorstats)
@@ -45,9 +45,10 @@ Connection::~Connection() { state_.clients.Remove(session_.info->id); }
 
 void Connection::Start() {
   boost::system::error_code ec;
-  socket_.set_option(boost::asio::ip::tcp::no_delay(true), ec);
-  auto remote = socket_.remote_endpoint(ec);
-  auto local = socket_.local_endpoint(ec);
+  auto& socket = stream_.socket();
+  socket.set_option(boost::asio::ip::tcp::no_delay(true), ec);
+  auto remote = socket.remote_endpoint(ec);
+  auto local = socket.local_endpoint(ec);
   const std::int64_t now = state_.clock->MonoMs();
   {
     // CLIENT LIST reads these under the same lock from other workers (TSan caught created_ms
@@ -55,12 +56,39 @@ void Connection::Start() {
     std::lock_guard lock(state_.clients.mu);
     session_.info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
     session_.info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
-    session_.info->fd = socket_.native_handle();
+    session_.info->fd = socket.native_handle();
     session_.info->created_ms = now;
   }
   session_.info->last_interaction_ms = now;
   worker_.Register(this);
+  if (stream_.is_tls()) return StartHandshake();
   SafePump();
+}
+
+// Redis leaves a silent TLS client to `timeout` (off by default): this bound keeps a socket
+// that connects and never finishes its handshake from holding a client slot for good.
+void Connection::StartHandshake() {
+  handshaking_ = true;
+  if (stream_.handshake_timeout().count() > 0) {  // 0: no bound, as Redis
+    block_timer_.expires_after(stream_.handshake_timeout());
+    block_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    auto self = weak.lock();
+    if (ec || !self || !self->handshaking_) return;
+    self->state_.log->debug("Closing client id={}: no TLS handshake in time", self->session_.info->id);
+    self->Close();
+    });
+  }
+  stream_.AsyncHandshake([self = shared_from_this()](const boost::system::error_code& ec) {
+    self->handshaking_ = false;
+    self->block_timer_.cancel();
+    if (ec || self->closed_) {
+      self->state_.log->debug("Error accepting a client connection: {} (client id={})",
+                              ec.message(), self->session_.info->id);
+      self->Close();
+      return;
+    }
+    self->SafePump();
+  });
 }
 
 void Connection::Close() {
@@ -77,8 +105,8 @@ void Connection::Close() {
     if (b->TryAbandon() && b->on_abandon) b->on_abandon();
   }
   boost::system::error_code ec;
-  socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  stream_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+  stream_.socket().close(ec);
 }
 
 void Connection::OnTick(std::int64_t now_ms, int timeout_s) {
@@ -170,9 +198,9 @@ void Connection::StartRead() {
   const std::span<char> room = rbuf_.PrepareRead(parser_.bytes_wanted());
   if (rbuf_.capacity() < capacity) worker_.NoteBigFree(capacity);
   reading_ = true;
-  socket_.async_read_some(boost::asio::buffer(room.data(), room.size()),
-                          [self = shared_from_this()](const boost::system::error_code& ec,
-                                                      std::size_t n) { self->OnRead(ec, n); });
+  stream_.AsyncReadSome(boost::asio::buffer(room.data(), room.size()),
+                        [self = shared_from_this()](const boost::system::error_code& ec,
+                                                    std::size_t n) { self->OnRead(ec, n); });
 }
 
 void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
@@ -219,9 +247,9 @@ void Connection::StartWrite() {
       sending_.swap(out_);
     }
   }
-  socket_.async_write_some(boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
-                           [self = shared_from_this()](const boost::system::error_code& ec,
-                                                       std::size_t n) { self->OnWrite(ec, n); });
+  stream_.AsyncWriteSome(boost::asio::buffer(sending_.data() + sent_, sending_.size() - sent_),
+                         [self = shared_from_this()](const boost::system::error_code& ec,
+                                                     std::size_t n) { self->OnWrite(ec, n); });
 }
 
 void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {

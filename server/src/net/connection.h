@@ -27,6 +27,7 @@
 #include "commands/command_table.h"
 #include "commands/context.h"
 #include "latch/protocol/request_parser.h"
+#include "net/client_stream.h"
 #include "net/output_limit.h"
 #include "net/read_buffer.h"
 #include "server_state.h"
@@ -37,8 +38,10 @@ class Worker;
 
 class Connection : public std::enable_shared_from_this<Connection>, public BlockHost {
  public:
-  Connection(boost::asio::ip::tcp::socket socket, ServerState& state, Worker& worker,
-             std::shared_ptr<ClientInfo> info);
+  // `tls` null: a plain TCP client; else a client of the TLS port, served once its
+  // handshake is done (net/client_stream.h).
+  Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<TlsContext> tls,
+             ServerState& state, Worker& worker, std::shared_ptr<ClientInfo> info);
   ~Connection() override;
 
   void Start();
@@ -57,6 +60,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   // Pump() behind the exception boundary: a failure (std::bad_alloc) closes this client
   // only, and the worker keeps serving the others.
   void SafePump();
+  // TLS: the handshake, closed if not done within tls-handshake-timeout.
+  void StartHandshake();
   void StartRead();
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
@@ -81,7 +86,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   // runs again once it is on disk (journal/server_hooks.h).
   bool HoldForJournal();
 
-  boost::asio::ip::tcp::socket socket_;
+  ClientStream stream_;
   ServerState& state_;
   Worker& worker_;
   Session session_;
@@ -99,6 +104,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   bool writing_ = false;
   bool resume_posted_ = false;  // a yielded ProcessInput will go on from the queue
   bool parser_authenticated_ = true;
+  bool handshaking_ = false;  // TLS handshake under way (block_timer_ times it)
   TimeSnapshot now_{};      // taken when the last read completed
   bool fresh_now_ = false;  // now_ not yet used by a command
   std::uint64_t journal_seq_ = 0;  // the last journal record the pending replies depend on

@@ -36,18 +36,19 @@ void Worker::Start(std::vector<int> shards) {
   });
 }
 
-void Worker::Adopt(boost::asio::ip::tcp::socket socket, std::shared_ptr<ClientInfo> info) {
+void Worker::Adopt(boost::asio::ip::tcp::socket socket, std::shared_ptr<ClientInfo> info,
+                   std::shared_ptr<TlsContext> tls) {
   bool first = false;
   {
     std::lock_guard lock(adopt_mu_);
     first = adopted_.empty();
-    adopted_.emplace_back(std::move(socket), std::move(info));
+    adopted_.push_back(Adopted{std::move(socket), std::move(info), std::move(tls)});
   }
   if (first) boost::asio::post(ctx_, [this] { StartAdopted(); });
 }
 
 void Worker::StartAdopted() {
-  std::vector<std::pair<boost::asio::ip::tcp::socket, std::shared_ptr<ClientInfo>>> batch;
+  std::vector<Adopted> batch;
   bool more = false;
   {
     std::lock_guard lock(adopt_mu_);
@@ -59,9 +60,10 @@ void Worker::StartAdopted() {
   }
   // Queued behind whatever arrived meanwhile: the clients already connected go first.
   if (more) boost::asio::post(ctx_, [this] { StartAdopted(); });
-  for (auto& [socket, info] : batch) {
+  for (auto& [socket, info, tls] : batch) {
     if (stopping_) break;
-    auto c = std::make_shared<Connection>(std::move(socket), state_, *this, std::move(info));
+    auto c = std::make_shared<Connection>(std::move(socket), std::move(tls), state_, *this,
+                                          std::move(info));
     c->Start();
   }
 }

@@ -17,6 +17,7 @@
 namespace latch {
 
 class Connection;
+class TlsContext;
 
 class Worker {
  public:
@@ -33,7 +34,9 @@ class Worker {
   // Any thread (the acceptor): a new client for this worker. Sockets are started in batches
   // of kAdoptBatch, each batch one turn of the event loop, so that a connection storm
   // queues ahead of the clients already served by at most one batch.
-  void Adopt(boost::asio::ip::tcp::socket socket, std::shared_ptr<ClientInfo> info);
+  // `tls`: a client of the TLS port, to be served over that context; null for plain TCP.
+  void Adopt(boost::asio::ip::tcp::socket socket, std::shared_ptr<ClientInfo> info,
+             std::shared_ptr<TlsContext> tls = nullptr);
 
   // Worker-thread only.
   void Register(Connection* c) { connections_.insert(c); }
@@ -61,8 +64,13 @@ class Worker {
   std::vector<int> shards_;
   std::unordered_set<Connection*> connections_;
   bool stopping_ = false;
+  struct Adopted {
+    boost::asio::ip::tcp::socket socket;
+    std::shared_ptr<ClientInfo> info;
+    std::shared_ptr<TlsContext> tls;
+  };
   std::mutex adopt_mu_;  // guards adopted_
-  std::vector<std::pair<boost::asio::ip::tcp::socket, std::shared_ptr<ClientInfo>>> adopted_;
+  std::vector<Adopted> adopted_;
   std::int64_t last_connection_pass_ms_ = INT64_MIN / 2;  // injected clock
   std::size_t closed_since_trim_ = 0;
   std::size_t freed_since_trim_ = 0;
