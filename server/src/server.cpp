@@ -194,6 +194,7 @@ class ServerImpl {
   int metrics_port() const { return state_.metrics_port; }
   int rest_port() const { return rest_port_; }
   const Clock& clock() const { return *clock_; }
+  ServerState& state() { return state_; }
 
  private:
   // Opens one listener per bind address into `out` (all on one port: the first one's when
@@ -382,5 +383,6 @@ int Server::port() const { return impl_->port(); }
 int Server::metrics_port() const { return impl_->metrics_port(); }
 int Server::rest_port() const { return impl_->rest_port(); }
 const Clock& Server::clock() const { return impl_->clock(); }
+ServerState& InternalState(Server& server) { return server.impl_->state(); }
 
 }  // namespace latch
