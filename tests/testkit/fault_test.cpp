@@ -24,13 +24,18 @@ std::int64_t ElapsedMs(Clock::time_point since) {
 TEST(FaultTest, ErrorHitsTheNextNMatchingCommandsOnly) {
   ScopedServer server;
   RawConnection conn(server.port());
-  server.InjectFault({.action = FaultAction::kError, .command = "set", .key_pattern = "lock:*",
-                      .count = 2, .error = "READONLY You can't write against a read only replica."});
-  EXPECT_EQ(conn.Command("SET", "other", "1"), "+OK\r\n");   // key does not match
-  EXPECT_EQ(conn.Command("GET", "lock:a"), "$-1\r\n");       // command does not match
-  EXPECT_EQ(conn.Command("SET", "lock:a", "1"), "-READONLY You can't write against a read only replica.\r\n");
-  EXPECT_EQ(conn.Command("set", "lock:b", "1"), "-READONLY You can't write against a read only replica.\r\n");
-  EXPECT_EQ(conn.Command("SET", "lock:c", "1"), "+OK\r\n");  // count used up
+  server.InjectFault({.action = FaultAction::kError,
+                      .command = "set",
+                      .key_pattern = "lock:*",
+                      .count = 2,
+                      .error = "READONLY You can't write against a read only replica."});
+  EXPECT_EQ(conn.Command("SET", "other", "1"), "+OK\r\n");  // key does not match
+  EXPECT_EQ(conn.Command("GET", "lock:a"), "$-1\r\n");      // command does not match
+  EXPECT_EQ(conn.Command("SET", "lock:a", "1"),
+            "-READONLY You can't write against a read only replica.\r\n");
+  EXPECT_EQ(conn.Command("set", "lock:b", "1"),
+            "-READONLY You can't write against a read only replica.\r\n");
+  EXPECT_EQ(conn.Command("SET", "lock:c", "1"), "+OK\r\n");                // count used up
   EXPECT_EQ(server.Keys("lock:*"), (std::vector<std::string>{"lock:c"}));  // not applied
   EXPECT_EQ(server.counters().faults.errors, 2u);
 }
@@ -68,7 +73,8 @@ TEST(FaultTest, DelayHoldsTheCommandAndTheOnesBehindIt) {
   RawConnection conn(server.port());
   server.InjectFault({.action = FaultAction::kDelay, .command = "incr", .delay_ms = 150});
   const auto start = Clock::now();
-  ASSERT_TRUE(conn.Send(RawConnection::Encode({"INCR", "n"}) + RawConnection::Encode({"GET", "n"})));
+  ASSERT_TRUE(
+      conn.Send(RawConnection::Encode({"INCR", "n"}) + RawConnection::Encode({"GET", "n"})));
   std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(server.Exists("n"));  // not applied yet: the request is the slow part
   EXPECT_EQ(conn.ReadReply(), ":1\r\n");
@@ -97,8 +103,11 @@ TEST(FaultTest, PauseHoldsEveryClientUntilItEnds) {
 std::string HitPattern(std::uint64_t seed) {
   ScopedServer server;
   RawConnection conn(server.port());
-  server.InjectFault({.action = FaultAction::kError, .command = "get", .count = 0,
-                      .probability = 0.3, .seed = seed});
+  server.InjectFault({.action = FaultAction::kError,
+                      .command = "get",
+                      .count = 0,
+                      .probability = 0.3,
+                      .seed = seed});
   std::string hits;
   for (int i = 0; i < 40; ++i) hits += conn.Command("GET", "k")[0] == '-' ? 'x' : '.';
   return hits;
@@ -116,7 +125,8 @@ TEST(FaultTest, ProbabilityIsDeterministicUnderASeed) {
 TEST(FaultTest, TestFaultCommandArmsClearsAndShowsInInfo) {
   ScopedServer server;
   RawConnection conn(server.port());
-  EXPECT_EQ(conn.Command("TEST.FAULT", "ERROR", "ERR boom", "COMMAND", "get", "COUNT", "0"), ":1\r\n");
+  EXPECT_EQ(conn.Command("TEST.FAULT", "ERROR", "ERR boom", "COMMAND", "get", "COUNT", "0"),
+            ":1\r\n");
   EXPECT_EQ(conn.Command("GET", "k"), "-ERR boom\r\n");
   EXPECT_EQ(conn.Command("GET", "k"), "-ERR boom\r\n");
   const std::string info = conn.Command("INFO", "faults");

@@ -38,8 +38,10 @@ class LockRenewalTest : public LatchTest {
 TEST_F(LockRenewalTest, SurvivesRenewalsThatAreLateButInTime) {
   auto lease = lock_->acquire_sync("job", 300ms);
   ASSERT_TRUE(lease.ok());
-  ASSERT_EQ(client_->command_sync("TEST.FAULT", "DELAY", "150", "COMMAND", "lock.extend",
-                                  "COUNT", "4")->integer, 1);
+  ASSERT_EQ(
+      client_->command_sync("TEST.FAULT", "DELAY", "150", "COMMAND", "lock.extend", "COUNT", "4")
+          ->integer,
+      1);
   auto renewal = lock_->auto_renew(*lease, 300ms);
   std::this_thread::sleep_for(900ms);
   EXPECT_FALSE(renewal->lost());
@@ -53,8 +55,9 @@ TEST_F(LockRenewalTest, SurvivesRenewalsThatAreLateButInTime) {
 TEST_F(LockRenewalTest, ReportsTheLossWhenRenewalsComeTooLate) {
   auto lease = lock_->acquire_sync("job", 200ms);
   ASSERT_TRUE(lease.ok());
-  ASSERT_TRUE(client_->command_sync("TEST.FAULT", "DELAY", "400", "COMMAND", "lock.extend",
-                                    "COUNT", "0").ok());
+  ASSERT_TRUE(
+      client_->command_sync("TEST.FAULT", "DELAY", "400", "COMMAND", "lock.extend", "COUNT", "0")
+          .ok());
   std::promise<Error> lost;
   RenewOptions options;
   options.on_lost = [&](const Error& e) { lost.set_value(e); };

@@ -1,12 +1,13 @@
 // latch::testing::ScopedServer: inspection and seeding without the network, checked against
 // what a client sees over a real socket; time; restarts; counters; the gtest fixture.
+#include "latch/testing/scoped_server.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <thread>
 
 #include "latch/testing/gtest.h"
-#include "latch/testing/scoped_server.h"
 #include "support/raw_connection.h"
 
 namespace latch::testing {
@@ -79,7 +80,8 @@ TEST(ScopedServerTest, WaiterTimeoutsFollowTheManualClockOnly) {
   RawConnection holder(server.port());
   RawConnection waiter(server.port(), 400ms);
   ASSERT_EQ(holder.Command("LOCK.ACQUIRE", "L", "a", "60000").substr(0, 1), ":");
-  ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "L", "b", "60000", "WAIT", "150"})));
+  ASSERT_TRUE(
+      waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "L", "b", "60000", "WAIT", "150"})));
   std::this_thread::sleep_for(300ms);  // twice the WAIT in real time
   EXPECT_EQ(server.Lock("L")->waiters, 1);
   EXPECT_FALSE(waiter.ReadReply().has_value()) << "answered before the manual clock moved";
@@ -152,8 +154,8 @@ TEST(ScopedServerTest, StopStartAndRestartKeepTheirPort) {
 }
 
 TEST(ScopedServerTest, RestartWithTheJournalReloadsKeysAndLocks) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("latch-testkit-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("latch-testkit-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   Options o = ScopedServer::DefaultOptions();
   o.appendonly = true;

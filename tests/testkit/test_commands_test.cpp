@@ -2,7 +2,6 @@
 // --enable-test-commands (loopback only) and --clock manual; DEBUG ADVANCE-CLOCK shares the
 // clock code.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdlib>

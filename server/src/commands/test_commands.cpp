@@ -49,8 +49,8 @@ void ClockCommand(CommandContext& ctx) {
   if ((!advance && !EqualsNoCase(sub, "stepwall")) || ctx.argc() != 3) return SyntaxError(ctx);
   std::int64_t ms;
   if (!ParseInt64(ctx.arg(2), &ms)) return ctx.out.Error(errors::kNotInteger);
-  const std::optional<std::string> error = advance ? testing::AdvanceClock(ctx.server, ms)
-                                                   : testing::StepWallClock(ctx.server, ms);
+  const std::optional<std::string> error =
+      advance ? testing::AdvanceClock(ctx.server, ms) : testing::StepWallClock(ctx.server, ms);
   if (error) return ctx.out.Error(*error);
   ctx.out.Ok();
 }
@@ -69,8 +69,11 @@ bool ParseRuleOptions(CommandContext& ctx, std::size_t i, testing::FaultRule* ru
       rule->key_pattern = std::string(value);
     } else if (EqualsNoCase(name, "count") || EqualsNoCase(name, "seed")) {
       if (!ParseInt64(value, &n) || n < 0) return ctx.out.Error(errors::kNotInteger), false;
-      if (EqualsNoCase(name, "count")) rule->count = n;
-      else rule->seed = static_cast<std::uint64_t>(n);
+      if (EqualsNoCase(name, "count")) {
+        rule->count = n;
+      } else {
+        rule->seed = static_cast<std::uint64_t>(n);
+      }
     } else if (EqualsNoCase(name, "probability")) {
       const std::string text(value);
       char* end = nullptr;
@@ -154,16 +157,31 @@ void ResetCommand(CommandContext& ctx) {
 
 void RegisterTestCommands(CommandTable& t) {
   constexpr std::uint32_t kFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
-  t.Add({.name = "test.clock", .arity = -2, .flags = kFlags, .handler = ClockCommand,
-         .group = "server", .summary = "Moves or reads the manual clock (test mode only).",
+  t.Add({.name = "test.clock",
+         .arity = -2,
+         .flags = kFlags,
+         .handler = ClockCommand,
+         .group = "server",
+         .summary = "Moves or reads the manual clock (test mode only).",
          .since = "0.1.0"});
-  t.Add({.name = "test.fault", .arity = -2, .flags = kFlags, .handler = FaultCommand,
-         .group = "server", .summary = "Arms, pauses or clears injected faults (test mode only).",
+  t.Add({.name = "test.fault",
+         .arity = -2,
+         .flags = kFlags,
+         .handler = FaultCommand,
+         .group = "server",
+         .summary = "Arms, pauses or clears injected faults (test mode only).",
          .since = "0.1.0"});
-  t.Add({.name = "test.counts", .arity = 1, .flags = kFlags, .handler = CountsCommand,
-         .group = "server", .summary = "Returns how many times each command ran (test mode only).",
+  t.Add({.name = "test.counts",
+         .arity = 1,
+         .flags = kFlags,
+         .handler = CountsCommand,
+         .group = "server",
+         .summary = "Returns how many times each command ran (test mode only).",
          .since = "0.1.0"});
-  t.Add({.name = "test.reset", .arity = 1, .flags = kFlags, .handler = ResetCommand,
+  t.Add({.name = "test.reset",
+         .arity = 1,
+         .flags = kFlags,
+         .handler = ResetCommand,
          .group = "server",
          .summary = "Clears faults and counters and flushes every key (test mode only).",
          .since = "0.1.0"});

@@ -14,8 +14,8 @@ std::int64_t FaultInjector::SteadyMs() {
 }
 
 void FaultInjector::Refresh() {
-  const bool on = test_mode_.load(std::memory_order_relaxed) || !rules_.empty() ||
-                  paused_until_ms_ != 0;
+  const bool on =
+      test_mode_.load(std::memory_order_relaxed) || !rules_.empty() || paused_until_ms_ != 0;
   active_.store(on, std::memory_order_relaxed);
 }
 
@@ -95,10 +95,18 @@ std::optional<FaultDecision> FaultInjector::Decide(std::string_view command,
     }
     FaultDecision decision{rule.action, rule.error, rule.delay_ms};
     switch (rule.action) {
-      case FaultAction::kError: ++counts_.errors; break;
-      case FaultAction::kTimeout: ++counts_.timeouts; break;
-      case FaultAction::kDropReply: ++counts_.dropped_replies; break;
-      case FaultAction::kDelay: ++counts_.delays; break;
+      case FaultAction::kError:
+        ++counts_.errors;
+        break;
+      case FaultAction::kTimeout:
+        ++counts_.timeouts;
+        break;
+      case FaultAction::kDropReply:
+        ++counts_.dropped_replies;
+        break;
+      case FaultAction::kDelay:
+        ++counts_.delays;
+        break;
     }
     if (rule.count > 0 && --rule.count == 0) {
       rules_.erase(it);

@@ -42,9 +42,9 @@ struct LockState {
 };
 
 struct Counters {
-  std::uint64_t connections_total = 0;    // accepted since start (INFO total_connections_received)
-  std::uint64_t connected_clients = 0;    // open now
-  std::uint64_t commands_total = 0;       // run since start
+  std::uint64_t connections_total = 0;  // accepted since start (INFO total_connections_received)
+  std::uint64_t connected_clients = 0;  // open now
+  std::uint64_t commands_total = 0;     // run since start
   std::map<std::string, std::uint64_t> commands;  // by lower-case name ("set", "lock.acquire")
   std::uint64_t lock_grants = 0;
   std::uint64_t lock_handoffs = 0;
@@ -121,9 +121,9 @@ class ScopedServer {
   std::uint64_t CommandCount(std::string_view name);
   // Returns the rule's id. TEST.FAULT is the same over the wire.
   std::uint64_t InjectFault(FaultRule rule);
-  void Pause(Millis ms);   // every command arriving in the next `ms` waits for its end
-  void ClearFaults();      // disarms the rules and ends a pause (counts are kept)
-  void ResetFaults();      // ClearFaults and zeroes the fault and command counters
+  void Pause(Millis ms);  // every command arriving in the next `ms` waits for its end
+  void ClearFaults();     // disarms the rules and ends a pause (counts are kept)
+  void ResetFaults();     // ClearFaults and zeroes the fault and command counters
 
  private:
   void StartNew();

@@ -17,7 +17,8 @@ std::string List(const std::vector<std::string>& items) {
 }
 
 // Entries of `a` not in `b` (both sorted).
-std::vector<std::string> Minus(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+std::vector<std::string> Minus(const std::vector<std::string>& a,
+                               const std::vector<std::string>& b) {
   std::vector<std::string> out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
   return out;
@@ -46,7 +47,8 @@ CheckResult ScopedServer::CheckKeys(std::string_view pattern, std::vector<std::s
   if (got == expected) return CheckResult::Ok();
   std::ostringstream why;
   why << "keys " << Quoted(pattern) << ": expected " << List(expected) << ", got " << List(got);
-  if (auto missing = Minus(expected, got); !missing.empty()) why << "\n  missing: " << List(missing);
+  if (auto missing = Minus(expected, got); !missing.empty())
+    why << "\n  missing: " << List(missing);
   if (auto extra = Minus(got, expected); !extra.empty()) why << "\n  unexpected: " << List(extra);
   return CheckResult::Fail(why.str());
 }
@@ -54,7 +56,9 @@ CheckResult ScopedServer::CheckKeys(std::string_view pattern, std::vector<std::s
 CheckResult ScopedServer::CheckTtl(std::string_view key, Millis expected) {
   const std::int64_t got = Ttl(key);
   if (got == expected.count()) return CheckResult::Ok();
-  const std::string shown = got == -2 ? "no key" : got == -1 ? "no TTL" : std::to_string(got) + " ms";
+  const std::string shown = got == -2   ? "no key"
+                            : got == -1 ? "no TTL"
+                                        : std::to_string(got) + " ms";
   return CheckResult::Fail("key " + Quoted(key) + ": expected TTL " +
                            std::to_string(expected.count()) + " ms, got " + shown);
 }
@@ -62,11 +66,13 @@ CheckResult ScopedServer::CheckTtl(std::string_view key, Millis expected) {
 CheckResult ScopedServer::CheckLockOwner(std::string_view key, std::string_view owner) {
   const std::optional<LockState> lock = Lock(key);
   if (lock && lock->owner == owner) return CheckResult::Ok();
-  if (!lock) return CheckResult::Fail("lock " + Quoted(key) + ": expected owner " + Quoted(owner) + ", got no key");
+  if (!lock)
+    return CheckResult::Fail("lock " + Quoted(key) + ": expected owner " + Quoted(owner) +
+                             ", got no key");
   return CheckResult::Fail("lock " + Quoted(key) + ": expected owner " + Quoted(owner) +
                            ", got owner " + Quoted(lock->owner) + " (ttl " +
-                           std::to_string(lock->ttl_ms) + " ms, " +
-                           std::to_string(lock->waiters) + " waiting)");
+                           std::to_string(lock->ttl_ms) + " ms, " + std::to_string(lock->waiters) +
+                           " waiting)");
 }
 
 }  // namespace latch::testing

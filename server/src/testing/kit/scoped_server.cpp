@@ -149,9 +149,7 @@ std::string ScopedServer::Do(std::initializer_list<std::string_view> args) {
   return Do(std::vector<std::string>(args.begin(), args.end()));
 }
 
-std::string ScopedServer::Do(const std::vector<std::string>& args) {
-  return Call(args).ToString();
-}
+std::string ScopedServer::Do(const std::vector<std::string>& args) { return Call(args).ToString(); }
 
 std::optional<std::string> ScopedServer::Get(std::string_view key) {
   std::vector<std::string> args{"GET", std::string(key)};
