@@ -4,12 +4,13 @@
 #   bin/latchd, bin/latch-cli                                   component server
 #   /etc/latch/latchd.conf (<prefix>/etc/... unless prefix is /usr)   server
 #   lib/systemd/system/latchd.service, share/man/man1/*.1      server
-#   include/latch/..., lib/liblatch_{protocol,client,server}.a  component dev
+#   include/latch/..., lib/liblatch_{protocol,client,server,testing}.a  component dev
 #   lib/cmake/latch/latch{Config,ConfigVersion,Targets}.cmake   dev
 #   lib/pkgconfig/latch.pc (the client library)                 dev
 #
 # Targets: latch::protocol, latch::client (Asio client, Lock, Redlock: no Lua, server or
-# spdlog), latch::server (the embeddable latch::Server). The same names exist as aliases in a
+# spdlog), latch::server (the embeddable latch::Server), latch::testing (ScopedServer and the
+# test kit, docs/TESTING.md; its headers are the server's). The same names exist as aliases in a
 # build that includes latch with add_subdirectory() or FetchContent; there the install rules
 # are off unless LATCH_INSTALL is set.
 include(GNUInstallDirs)
@@ -27,6 +28,10 @@ foreach(part protocol client server)
     add_library(latch::${part} ALIAS latch_${part})
   endif()
 endforeach()
+if(TARGET latch_testing)
+  set_target_properties(latch_testing PROPERTIES EXPORT_NAME testing)
+  add_library(latch::testing ALIAS latch_testing)
+endif()
 if(NOT LATCH_INSTALL)
   return()
 endif()
@@ -39,7 +44,8 @@ endforeach()
 set_target_properties(latch_warnings PROPERTIES EXPORT_NAME internal_warnings)
 set_target_properties(latch_robin_map PROPERTIES EXPORT_NAME internal_robin_map)
 
-install(TARGETS latch_protocol latch_client latch_server latch_warnings latch_robin_map
+install(TARGETS latch_protocol latch_client latch_server latch_testing latch_warnings
+  latch_robin_map
   EXPORT latchTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(EXPORT latchTargets NAMESPACE latch:: DESTINATION ${LATCH_CMAKE_DIR} COMPONENT dev)

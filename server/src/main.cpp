@@ -27,6 +27,7 @@
 #include "net/fd_limit.h"
 #include "service/daemon.h"
 #include "service/systemd_notify.h"
+#include "testing/test_mode.h"
 
 #ifndef LATCH_GIT_REVISION
 #define LATCH_GIT_REVISION "unknown"
@@ -157,6 +158,10 @@ int main(int argc, char** argv) {
     return ConfigFailure(e);
   }
   latch::Options& options = config.options;
+  if (auto refused = latch::testing::PrepareTestMode(options)) {
+    std::cerr << *refused << '\n';
+    return 1;
+  }
   const Supervision supervision = latch::service::ResolveSupervision(options.supervised);
   // As Redis: a supervised server stays in the foreground whatever daemonize says.
   if (options.daemonize && supervision == Supervision::kNone) latch::service::Daemonize();

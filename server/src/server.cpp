@@ -209,6 +209,7 @@ class ServerImpl {
   int rest_port() const { return rest_port_; }
   int tls_port() const { return tls_port_; }
   const Clock& clock() const { return *clock_; }
+  ServerState& state() { return state_; }
 
  private:
   // Opens one listener per bind address into `out` (all on one port: the first one's when
@@ -417,5 +418,6 @@ int Server::metrics_port() const { return impl_->metrics_port(); }
 int Server::rest_port() const { return impl_->rest_port(); }
 int Server::tls_port() const { return impl_->tls_port(); }
 const Clock& Server::clock() const { return impl_->clock(); }
+ServerState& InternalState(Server& server) { return server.impl_->state(); }
 
 }  // namespace latch

@@ -21,6 +21,7 @@ class logger;
 #include "store/lock_table.h"
 #include "watch_registry.h"
 #include "key_event_router.h"
+#include "testing/fault_injector.h"
 
 namespace latch {
 
@@ -105,6 +106,8 @@ struct ServerState {
   WatchRegistry watches;
   KeyEventRouter key_events{keyspace, locks, watches};  // the shards' one write hook
   const CommandTable* commands = nullptr;
+  // Fault injection and test mode (testing/fault_injector.h; TEST.* commands, ScopedServer).
+  testing::FaultInjector faults{options.enable_test_commands};
   // SHUTDOWN: asks the server to stop accepting, close every client and let Server::wait()
   // return. Safe from any thread, including a worker inside a command (it blocks on nothing).
   std::function<void()> request_shutdown;

@@ -479,6 +479,8 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"aof-load-truncated", "no"},
       {"aof-timestamp-enabled", "yes"},
       {"lock-restart-delay", "30000"},
+      {"enable-test-commands", "yes"},
+      {"clock", "manual"},
   };
   // dir is the only one that does not round-trip: CONFIG GET shows the working directory.
   ASSERT_EQ(std::size(values) + 1, ConfigDirectives().size());
@@ -518,9 +520,9 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // enable-debug-command, lua-time-limit, busy-reply-threshold, aof-load-truncated,
   // aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
-  // auto-aof-rewrite-min-size
+  // auto-aof-rewrite-min-size, enable-test-commands
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 11u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 12u);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size
   args = {"*-*-*-*"};

@@ -12,7 +12,7 @@ source=$2
 . "$(dirname "$0")/lib.sh"
 dir="$(work_dir)"
 
-cmake --build "$build" -j2 --target latchd latch-cli latch_server latch_client latch_protocol \
+cmake --build "$build" -j2 --target latchd latch-cli latch_server latch_testing latch_client latch_protocol \
   >"$dir/build.log" || { cat "$dir/build.log"; fail "building the packaged targets"; }
 (cd "$dir" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$dir/packages") \
   >"$dir/cpack.log" 2>&1 || { cat "$dir/cpack.log"; fail "cpack -G DEB"; }
@@ -28,7 +28,8 @@ done
 if grep -q '^./usr/include' "$dir/server.list"; then fail "headers in latch-server"; fi
 dpkg-deb -c "$dev_deb" | awk '{print $6}' >"$dir/dev.list"
 for f in ./usr/include/latch/client.h ./usr/include/latch/server.h \
-  ./usr/lib/liblatch_client.a ./usr/lib/liblatch_server.a ./usr/lib/cmake/latch/latchConfig.cmake \
+  ./usr/lib/liblatch_client.a ./usr/lib/liblatch_server.a ./usr/lib/liblatch_testing.a \
+  ./usr/include/latch/testing/scoped_server.h ./usr/lib/cmake/latch/latchConfig.cmake \
   ./usr/lib/pkgconfig/latch.pc; do
   grep -qx -- "$f" "$dir/dev.list" || { cat "$dir/dev.list"; fail "latch-dev lacks $f"; }
 done

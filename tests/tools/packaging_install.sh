@@ -13,14 +13,15 @@ dir="$(work_dir)"
 prefix="$dir/prefix"
 consumer="$source/tests/tools/consumer"
 
-cmake --build "$build" -j2 --target latchd latch-cli latch_server latch_client latch_protocol \
+cmake --build "$build" -j2 --target latchd latch-cli latch_server latch_testing latch_client latch_protocol \
   >"$dir/build.log" || { cat "$dir/build.log"; fail "building the installed targets"; }
 cmake --install "$build" --prefix "$prefix" >"$dir/install.log"
 for f in bin/latchd bin/latch-cli etc/latch/latchd.conf lib/systemd/system/latchd.service \
   share/man/man1/latchd.1 share/man/man1/latch-cli.1 include/latch/client.h \
   include/latch/lock.h include/latch/server.h include/latch/options.h \
   include/latch/protocol/reply_reader.h lib/liblatch_client.a lib/liblatch_protocol.a \
-  lib/liblatch_server.a lib/cmake/latch/latchConfig.cmake \
+  lib/liblatch_server.a lib/liblatch_testing.a include/latch/testing/scoped_server.h \
+  lib/cmake/latch/latchConfig.cmake \
   lib/cmake/latch/latchConfigVersion.cmake lib/cmake/latch/latchTargets.cmake \
   lib/pkgconfig/latch.pc; do
   [[ -e "$prefix/$f" ]] || fail "cmake --install did not install $f"

@@ -103,6 +103,13 @@ struct Options {
   bool aof_timestamp_enabled = false;
   std::int64_t lock_restart_delay = 0;  // ms after start during which no lock is granted
 
+  // Test mode (docs/TESTING.md): the TEST.* commands (clock, faults, reset) and per-command
+  // counts. latchd refuses to start with it unless every bind address is loopback.
+  bool enable_test_commands = false;
+  // latchd's `clock` directive: "system", or "manual" (a ManualClock that only TEST.CLOCK
+  // moves, starting at the current time). An embedder sets `clock` below instead.
+  std::string clock_source = "system";
+
   // Time source; null = the system clocks. Tests inject a ManualClock.
   std::shared_ptr<Clock> clock;
 };

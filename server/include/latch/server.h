@@ -19,6 +19,7 @@
 namespace latch {
 
 class ServerImpl;
+struct ServerState;
 
 class Server {
  public:
@@ -47,6 +48,8 @@ class Server {
   const Clock& clock() const;
 
  private:
+  // The test kit (latch/testing/) inspects and seeds the state without the network.
+  friend ServerState& InternalState(Server& server);
   std::unique_ptr<ServerImpl> impl_;
 };
 

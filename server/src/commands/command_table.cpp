@@ -9,6 +9,7 @@
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
+#include "testing/fault_hook.h"
 
 namespace latch {
 namespace {
@@ -61,6 +62,7 @@ CommandTable::CommandTable() {
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
   journal::RegisterPersistenceCommands(*this);
+  RegisterTestCommands(*this);
 }
 
 void CommandTable::Add(CommandSpec spec) {
@@ -175,6 +177,7 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
       return spec;
     }
   }
+  if (ctx.server.faults.active() && testing::InterceptCommand(*spec, ctx)) return spec;
   RunHandler(*spec, ctx);
   // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
   // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;

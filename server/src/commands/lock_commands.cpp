@@ -19,6 +19,7 @@
 #include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
 #include "store/lock_ops.h"
+#include "testing/test_clock.h"
 
 namespace latch {
 namespace {
@@ -47,9 +48,11 @@ store::LockTable& TableFor(CommandContext& ctx, const KeyRef& k) {
 // Parks the client in the key's queue: the queue holds the BlockedClient; whoever wins
 // (grant, deadline, disconnect) is the only one to reply. The deadline is on the injected
 // Clock (the table's TimeOutWaiters and grants check it); the connection's own timer is a
-// backstop for a clock that does not move.
+// backstop for a clock that does not move. Not on a ManualClock: there only the clock may end
+// the wait (a test that has not advanced it must not see a real-time timeout).
 void Park(CommandContext& ctx, const KeyRef& k, std::int64_t ttl, std::int64_t timeout) {
-  std::shared_ptr<BlockedClient> blocked = ctx.host->Block(timeout);
+  const bool manual = testing::ManualClockOf(ctx.server) != nullptr;
+  std::shared_ptr<BlockedClient> blocked = ctx.host->Block(manual ? 0 : timeout);
   blocked->on_timeout = [](protocol::ReplyWriter& w) { w.Null(); };
   store::LockWaiter waiter;
   waiter.owner = std::string(ctx.arg(2));

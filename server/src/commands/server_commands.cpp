@@ -15,6 +15,7 @@
 #include "journal/persistence.h"
 #include "net/tls_config_set.h"
 #include "scripting/script_engine.h"
+#include "testing/test_clock.h"
 #include <spdlog/logger.h>
 
 #ifndef LATCH_VERSION
@@ -111,6 +112,11 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   if (wants("locks", true)) {
     s.append("# Locks\r\n");
     AppendInfoStats(&s, st, InfoSection::kLocks);
+    s.append("\r\n");
+  }
+  if (wants("faults", st.faults.active())) {  // testing/fault_injector.h
+    s.append("# Faults\r\n");
+    st.faults.AppendInfo(&s);
     s.append("\r\n");
   }
   // Redis ends the text without the blank line of the last section.
@@ -215,12 +221,13 @@ void DebugCommand(CommandContext& ctx) {
   std::string_view sub = ctx.arg(1);
   if (EqualsNoCase(sub, "help") && ctx.argc() == 2) return DebugHelp(ctx);
   if (EqualsNoCase(sub, "advance-clock") && ctx.argc() == 3) {
-    // Moves an injected ManualClock; refused on the system clock.
-    auto* manual = dynamic_cast<ManualClock*>(ctx.server.clock.get());
+    // Moves an injected ManualClock (as TEST.CLOCK ADVANCE); refused on the system clock.
     std::int64_t ms;
-    if (manual == nullptr) return ctx.out.Error("ERR the server runs on the system clock");
+    if (testing::ManualClockOf(ctx.server) == nullptr) {
+      return ctx.out.Error("ERR the server runs on the system clock");
+    }
     if (!ParseInt64(ctx.arg(2), &ms) || ms < 0) return ctx.out.Error(errors::kNotInteger);
-    manual->advance(ms);
+    if (auto error = testing::AdvanceClock(ctx.server, ms)) return ctx.out.Error(*error);
     return ctx.out.Ok();
   }
   if (EqualsNoCase(sub, "sleep") && ctx.argc() == 3) {

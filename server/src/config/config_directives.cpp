@@ -161,6 +161,14 @@ SetResult SetEnableDebugCommand(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
+// clock: system | manual (testing/test_mode.cpp makes the ManualClock at start-up).
+SetResult SetClockSource(Options& o, std::string_view value) {
+  const Parsed<int> parsed = ParseEnum(value, {"system", "manual"});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.clock_source = std::get<int>(parsed) == 0 ? "system" : "manual";
+  return std::nullopt;
+}
+
 // latchd has no RDB snapshots: `save` exists so that tools which read or switch it off
 // (redis-benchmark reads it; test suites run `--save ''`) get Redis's answer; any value that
 // asks for snapshots is refused. The journal (appendonly) is the persistence latchd offers.
@@ -282,6 +290,10 @@ constexpr std::array kDirectives = {
     ConfigDirective{"loglevel", GetString<&Options::loglevel>, SetLoglevel, true},
     ConfigDirective{"logfile", GetString<&Options::logfile>, SetString<&Options::logfile>, false},
     ConfigDirective{"enable-debug-command", GetEnableDebugCommand, SetEnableDebugCommand, false},
+    // Test mode (docs/TESTING.md): start-up only.
+    ConfigDirective{"enable-test-commands", GetYesNo<&Options::enable_test_commands>,
+                    SetYesNo<&Options::enable_test_commands>, false},
+    ConfigDirective{"clock", GetString<&Options::clock_source>, SetClockSource, false},
     ConfigDirective{"hz", GetNumber<&Options::hz>, SetHz, true},
     ConfigDirective{"lua-time-limit", GetNumber<&Options::lua_time_limit>,
                     SetInteger<&Options::lua_time_limit, 0, kInt64Max>, true},

@@ -4,6 +4,7 @@
 #include "latch/client.h"
 #include "latch/lock.h"
 #include "latch/server.h"
+#include "latch/testing/scoped_server.h"
 
 int main() {
   latch::Options options;
@@ -20,6 +21,11 @@ int main() {
   auto released = lock.release_sync(*lease);
   if (!released || *released != latch::LeaseStatus::kOk) return 1;
   server.stop();
+  // The test kit links and runs without GoogleTest.
+  latch::testing::ScopedServer kit;
+  kit.Set("kit:key", "v", std::chrono::milliseconds(50));
+  kit.Advance(std::chrono::milliseconds(50));
+  if (kit.Exists("kit:key")) return 1;
   std::cout << "embedded ok\n";
   return 0;
 }

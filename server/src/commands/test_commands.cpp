@@ -1,0 +1,190 @@
+// TEST.CLOCK / TEST.FAULT / TEST.COUNTS / TEST.RESET: the test kit's controls for suites in any
+// language (docs/TESTING.md). They exist only in test mode (latchd --enable-test-commands yes,
+// loopback only; ScopedServer); otherwise every one answers kDisabled, so that a production
+// server can never be told to fail or to move its clock.
+//
+//   TEST.CLOCK ADVANCE <ms> | STEPWALL <ms> | GET
+//   TEST.FAULT ERROR <message> | TIMEOUT | DROP | DELAY <ms>   [COMMAND <name>] [KEY <pattern>]
+//              [COUNT <n, 0 = until cleared>] [PROBABILITY <0..1>] [SEED <n>]   -> rule id
+//   TEST.FAULT PAUSE <ms> | CLEAR
+//   TEST.COUNTS           -> map: command name -> times run (test mode counts them)
+//   TEST.RESET            -> faults cleared, counters zeroed, every key flushed
+#include <cstdlib>
+#include <string>
+
+#include "commands/arg_parse.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "testing/test_clock.h"
+
+namespace latch {
+namespace {
+
+constexpr std::string_view kDisabled =
+    "ERR TEST commands are disabled; start latchd with --enable-test-commands yes";
+
+bool Enabled(CommandContext& ctx) {
+  if (ctx.server.faults.test_mode()) return true;
+  ctx.out.Error(kDisabled);
+  return false;
+}
+
+void SyntaxError(CommandContext& ctx) { ctx.out.Error(errors::kSyntax); }
+
+void ClockCommand(CommandContext& ctx) {
+  if (!Enabled(ctx)) return;
+  const std::string_view sub = ctx.arg(1);
+  if (EqualsNoCase(sub, "get") && ctx.argc() == 2) {
+    const TimeSnapshot now = ctx.server.clock->Now();
+    ctx.out.MapHeader(3);
+    ctx.out.Bulk("mono_ms");
+    ctx.out.Integer(now.mono_ms);
+    ctx.out.Bulk("wall_ms");
+    ctx.out.Integer(now.wall_ms);
+    ctx.out.Bulk("manual");
+    ctx.out.Integer(testing::ManualClockOf(ctx.server) != nullptr ? 1 : 0);
+    return;
+  }
+  const bool advance = EqualsNoCase(sub, "advance");
+  if ((!advance && !EqualsNoCase(sub, "stepwall")) || ctx.argc() != 3) return SyntaxError(ctx);
+  std::int64_t ms;
+  if (!ParseInt64(ctx.arg(2), &ms)) return ctx.out.Error(errors::kNotInteger);
+  const std::optional<std::string> error =
+      advance ? testing::AdvanceClock(ctx.server, ms) : testing::StepWallClock(ctx.server, ms);
+  if (error) return ctx.out.Error(*error);
+  ctx.out.Ok();
+}
+
+// The options after the action's own arguments; false (and the error written) when bad.
+bool ParseRuleOptions(CommandContext& ctx, std::size_t i, testing::FaultRule* rule) {
+  for (; i < ctx.argc(); i += 2) {
+    const std::string_view name = ctx.arg(i);
+    if (i + 1 >= ctx.argc()) return SyntaxError(ctx), false;
+    const std::string_view value = ctx.arg(i + 1);
+    std::int64_t n = 0;
+    if (EqualsNoCase(name, "command")) {
+      rule->command = std::string(value);
+      for (char& c : rule->command) c = AsciiLower(c);
+    } else if (EqualsNoCase(name, "key")) {
+      rule->key_pattern = std::string(value);
+    } else if (EqualsNoCase(name, "count") || EqualsNoCase(name, "seed")) {
+      if (!ParseInt64(value, &n) || n < 0) return ctx.out.Error(errors::kNotInteger), false;
+      if (EqualsNoCase(name, "count")) {
+        rule->count = n;
+      } else {
+        rule->seed = static_cast<std::uint64_t>(n);
+      }
+    } else if (EqualsNoCase(name, "probability")) {
+      const std::string text(value);
+      char* end = nullptr;
+      const double p = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !(p >= 0.0 && p <= 1.0)) {
+        return ctx.out.Error("ERR PROBABILITY must be a number from 0 to 1"), false;
+      }
+      rule->probability = p;
+    } else {
+      return SyntaxError(ctx), false;
+    }
+  }
+  return true;
+}
+
+void FaultCommand(CommandContext& ctx) {
+  if (!Enabled(ctx)) return;
+  const std::string_view sub = ctx.arg(1);
+  testing::FaultInjector& faults = ctx.server.faults;
+  if (EqualsNoCase(sub, "clear") && ctx.argc() == 2) {
+    faults.Clear();
+    return ctx.out.Ok();
+  }
+  std::int64_t ms = 0;
+  if (EqualsNoCase(sub, "pause")) {
+    if (ctx.argc() != 3) return SyntaxError(ctx);
+    if (!ParseInt64(ctx.arg(2), &ms) || ms < 0) return ctx.out.Error(errors::kNotInteger);
+    faults.Pause(ms);
+    return ctx.out.Ok();
+  }
+  testing::FaultRule rule;
+  std::size_t next = 2;
+  if (EqualsNoCase(sub, "error")) {
+    if (ctx.argc() < 3) return SyntaxError(ctx);
+    rule.action = testing::FaultAction::kError;
+    rule.error = std::string(ctx.arg(2));
+    if (rule.error.empty()) return ctx.out.Error("ERR the error message is empty");
+    next = 3;
+  } else if (EqualsNoCase(sub, "timeout")) {
+    rule.action = testing::FaultAction::kTimeout;
+  } else if (EqualsNoCase(sub, "drop")) {
+    rule.action = testing::FaultAction::kDropReply;
+  } else if (EqualsNoCase(sub, "delay")) {
+    if (ctx.argc() < 3) return SyntaxError(ctx);
+    if (!ParseInt64(ctx.arg(2), &ms) || ms <= 0) return ctx.out.Error(errors::kNotInteger);
+    rule.action = testing::FaultAction::kDelay;
+    rule.delay_ms = ms;
+    next = 3;
+  } else {
+    return ctx.out.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
+                         "'. Try ERROR, TIMEOUT, DROP, DELAY, PAUSE or CLEAR.");
+  }
+  if (!ParseRuleOptions(ctx, next, &rule)) return;
+  ctx.out.Integer(static_cast<std::int64_t>(faults.Arm(std::move(rule))));
+}
+
+void CountsCommand(CommandContext& ctx) {
+  if (!Enabled(ctx)) return;
+  const auto counts = ctx.server.faults.command_counts();
+  ctx.out.MapHeader(counts.size());
+  for (const auto& [name, n] : counts) {
+    ctx.out.Bulk(name);
+    ctx.out.Integer(static_cast<std::int64_t>(n));
+  }
+}
+
+// The FLUSHALL runs as this command's origin does (under EXEC it must not lock the shards
+// EXEC holds) and without a host, so that no fault or count applies to it.
+void ResetCommand(CommandContext& ctx) {
+  if (!Enabled(ctx)) return;
+  static constexpr std::string_view kFlush[] = {"FLUSHALL"};
+  std::string scratch;
+  protocol::ReplyWriter discard(&scratch, 2);
+  CommandContext flush{kFlush, discard, ctx.session, ctx.server, ctx.now, nullptr, ctx.origin};
+  ctx.server.commands->Dispatch(flush);
+  ctx.server.faults.Reset();
+  ctx.out.Ok();
+}
+
+}  // namespace
+
+void RegisterTestCommands(CommandTable& t) {
+  constexpr std::uint32_t kFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+  t.Add({.name = "test.clock",
+         .arity = -2,
+         .flags = kFlags,
+         .handler = ClockCommand,
+         .group = "server",
+         .summary = "Moves or reads the manual clock (test mode only).",
+         .since = "0.1.0"});
+  t.Add({.name = "test.fault",
+         .arity = -2,
+         .flags = kFlags,
+         .handler = FaultCommand,
+         .group = "server",
+         .summary = "Arms, pauses or clears injected faults (test mode only).",
+         .since = "0.1.0"});
+  t.Add({.name = "test.counts",
+         .arity = 1,
+         .flags = kFlags,
+         .handler = CountsCommand,
+         .group = "server",
+         .summary = "Returns how many times each command ran (test mode only).",
+         .since = "0.1.0"});
+  t.Add({.name = "test.reset",
+         .arity = 1,
+         .flags = kFlags,
+         .handler = ResetCommand,
+         .group = "server",
+         .summary = "Clears faults and counters and flushes every key (test mode only).",
+         .since = "0.1.0"});
+}
+
+}  // namespace latch

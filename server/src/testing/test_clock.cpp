@@ -1,0 +1,49 @@
+#include "testing/test_clock.h"
+
+#include <limits>
+#include <mutex>
+
+#include "latch/clock.h"
+#include "server_state.h"
+
+namespace latch::testing {
+namespace {
+
+constexpr const char* kNotManual =
+    "ERR the server runs on the system clock; start latchd with --clock manual";
+
+// What the worker tick does, for every shard now and without a budget. A shard held by a
+// script is waited for (the tick would skip it and catch up later).
+void SweepDue(ServerState& server) {
+  const std::int64_t now = server.clock->MonoMs();
+  for (int i = 0; i < server.keyspace.shard_count(); ++i) {
+    store::Shard& shard = server.keyspace.shard(i);
+    std::lock_guard lock(shard.mu());
+    shard.ExpireDue(now, std::numeric_limits<std::size_t>::max());
+    server.locks.ForShard(i).TimeOutWaiters(now);
+  }
+}
+
+}  // namespace
+
+ManualClock* ManualClockOf(ServerState& server) {
+  return dynamic_cast<ManualClock*>(server.clock.get());
+}
+
+std::optional<std::string> AdvanceClock(ServerState& server, std::int64_t ms) {
+  ManualClock* manual = ManualClockOf(server);
+  if (manual == nullptr) return std::string(kNotManual);
+  if (ms < 0) return std::string("ERR the clock only moves forward; use STEPWALL to step back");
+  manual->advance(ms);
+  SweepDue(server);
+  return std::nullopt;
+}
+
+std::optional<std::string> StepWallClock(ServerState& server, std::int64_t ms) {
+  ManualClock* manual = ManualClockOf(server);
+  if (manual == nullptr) return std::string(kNotManual);
+  manual->step_wall(ms);
+  return std::nullopt;
+}
+
+}  // namespace latch::testing
