@@ -64,6 +64,9 @@ void ServerState::SyncHotOptions() {
   obuf_hard = options.client_output_buffer_limit[0].hard;
   obuf_soft = options.client_output_buffer_limit[0].soft;
   obuf_soft_seconds = options.client_output_buffer_limit[0].soft_seconds;
+  obuf_pubsub_hard = options.client_output_buffer_limit[2].hard;
+  obuf_pubsub_soft = options.client_output_buffer_limit[2].soft;
+  obuf_pubsub_soft_seconds = options.client_output_buffer_limit[2].soft_seconds;
   timeout = options.timeout;
   auth_required = !options.requirepass.empty();
   maxmemory = options.maxmemory;

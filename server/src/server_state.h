@@ -22,6 +22,7 @@ class logger;
 #include "watch_registry.h"
 #include "key_event_router.h"
 #include "testing/fault_injector.h"
+#include "pubsub/pubsub_registry.h"
 
 namespace latch {
 
@@ -62,6 +63,7 @@ struct ClientInfo {
   std::string name, lib_name, lib_ver;
   std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
   std::atomic<int> proto{2};
+  std::atomic<int> sub{0}, psub{0};  // channels and patterns subscribed (CLIENT LIST)
   // Buffer sizes for CLIENT LIST, stored (relaxed) by the owning connection after each
   // event: a snapshot, in Redis's field names.
   struct Buffers {
@@ -105,6 +107,7 @@ struct ServerState {
   ClientRegistry clients;
   WatchRegistry watches;
   KeyEventRouter key_events{keyspace, locks, watches};  // the shards' one write hook
+  pubsub::PubSubRegistry pubsub;  // channel and pattern subscribers (its own lock)
   const CommandTable* commands = nullptr;
   // Fault injection and test mode (testing/fault_injector.h; TEST.* commands, ScopedServer).
   testing::FaultInjector faults{options.enable_test_commands};
@@ -137,6 +140,9 @@ struct ServerState {
   // client-output-buffer-limit of the normal class.
   std::atomic<std::uint64_t> obuf_hard{0}, obuf_soft{0};
   std::atomic<std::int64_t> obuf_soft_seconds{0};
+  // ... and of the pubsub class (a client with a subscription).
+  std::atomic<std::uint64_t> obuf_pubsub_hard{0}, obuf_pubsub_soft{0};
+  std::atomic<std::int64_t> obuf_pubsub_soft_seconds{0};
   std::atomic<int> timeout;
   std::atomic<bool> auth_required;
   std::atomic<std::int64_t> maxmemory;

@@ -28,8 +28,8 @@ struct Options {
   std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   // client-output-buffer-limit as redis.conf, per class (normal, replica, pubsub): a client
   // is closed when its pending replies reach `hard` bytes, or stay at or over `soft` bytes
-  // for more than `soft_seconds` (0 = off). Only the normal class applies (latchd has no
-  // replicas and no pub/sub); the others are kept so that CONFIG GET shows what was set.
+  // for more than `soft_seconds` (0 = off). normal and pubsub (a client with a subscription)
+  // apply; replica is kept so that CONFIG GET shows what was set (latchd has no replicas).
   struct OutputBufferLimit {
     std::uint64_t hard = 0;
     std::uint64_t soft = 0;

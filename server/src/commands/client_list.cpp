@@ -12,13 +12,16 @@ void AppendClientLine(const ClientInfo& c, std::int64_t now_mono_ms, std::string
   std::int64_t age = (now_mono_ms - c.created_ms) / 1000;
   std::int64_t idle = (now_mono_ms - c.last_interaction_ms.load()) / 1000;
   const ClientInfo::Buffers& b = c.buffers;
+  const int sub = c.sub.load(std::memory_order_relaxed);
+  const int psub = c.psub.load(std::memory_order_relaxed);
   // qbuf: bytes read and not yet run; obl: replies not yet handed to a write; oll: 1 while
   // a write is under way; omem: every reply byte not yet on the wire (what the output
   // limits compare); tot-mem: the connection's object and buffers.
   out->append("id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
               " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" +
               std::to_string(age < 0 ? 0 : age) + " idle=" + std::to_string(idle < 0 ? 0 : idle) +
-              " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + Size(b.qbuf) +
+              " flags=" + (sub + psub > 0 ? "P" : "N") + " db=0 sub=" + std::to_string(sub) +
+              " psub=" + std::to_string(psub) + " ssub=0 multi=-1 qbuf=" + Size(b.qbuf) +
               " qbuf-free=" + Size(b.qbuf_free) + " argv-mem=0 multi-mem=0 rbs=" + Size(b.rbs) +
               " rbp=" + Size(b.rbp) + " obl=" + Size(b.obl) + " oll=" + Size(b.oll) +
               " omem=" + Size(b.omem) + " tot-mem=" + Size(b.tot_mem) +

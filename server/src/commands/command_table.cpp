@@ -61,6 +61,7 @@ CommandTable::CommandTable() {
   RegisterCompareCommands(*this);
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
+  RegisterPubsubCommands(*this);
   journal::RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
 }
@@ -98,6 +99,13 @@ bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
     return false;
   }
   return ctx.server.OverMaxmemory();
+}
+
+// Redis 7.0's refusal of a command a RESP2 subscriber may not send.
+std::string SubscriberContextError(std::string_view name) {
+  return "ERR Can't execute '" + std::string(name) +
+         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+         "context";
 }
 
 // Answers a command refused before it runs; returns nullptr for Dispatch to return. An EXEC
@@ -158,6 +166,10 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   }
   if (ctx.server.maxmemory.load(std::memory_order_relaxed) > 0 && RefusedForMemory(*spec, ctx)) {
     return Refuse(*spec, ctx, errors::kOom);
+  }
+  if (ctx.session.subscriptions != 0 && ctx.session.proto == 2 &&
+      !(spec->flags & kCmdSubscriberContext) && ctx.origin == CommandOrigin::kClient) {
+    return Refuse(*spec, ctx, SubscriberContextError(spec->name));
   }
   // A script past lua-time-limit: one relaxed load on the fast path. The script's own
   // redis.call() (and EXEC's commands) are let through.

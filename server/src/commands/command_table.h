@@ -32,6 +32,7 @@ enum CommandFlag : std::uint32_t {
   kCmdAllowBusy = 1 << 11,  // allowed while a script runs too long
   kCmdTxControl = 1 << 12,  // runs at once inside MULTI instead of being queued
   kCmdOwnKeyLocks = 1 << 13,  // Dispatch does not hold the key shards: the handler locks
+  kCmdSubscriberContext = 1 << 14,  // allowed to a RESP2 client in subscriber mode
 };
 
 struct CommandSpec {
@@ -113,6 +114,7 @@ void RegisterCompareCommands(CommandTable& t);  // compare_commands.cpp: DELEX, 
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterScriptingCommands(CommandTable& t);  // script_commands.cpp: EVAL*, SCRIPT
 void RegisterTestCommands(CommandTable& t);  // test_commands.cpp: TEST.* (test mode only)
+void RegisterPubsubCommands(CommandTable& t);     // pubsub_commands.cpp
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

@@ -7,6 +7,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
+#include "pubsub/client_subscriptions.h"
 
 namespace latch {
 namespace {
@@ -18,6 +19,11 @@ constexpr std::string_view kCompatVersion = "7.0.15";
 void PingCommand(CommandContext& ctx) {
   if (ctx.argc() > 2) {
     ctx.out.Error("ERR wrong number of arguments for 'ping' command");
+  } else if (ctx.session.subscriptions != 0 && ctx.out.proto() == 2) {
+    // A RESP2 subscriber reads arrays only: Redis answers [pong, argument or ""].
+    ctx.out.ArrayHeader(2);
+    ctx.out.Bulk("pong");
+    ctx.out.Bulk(ctx.argc() == 2 ? ctx.arg(1) : std::string_view());
   } else if (ctx.argc() == 2) {
     ctx.out.Bulk(ctx.arg(1));
   } else {
@@ -121,12 +127,13 @@ void HelloCommand(CommandContext& ctx) {
 
 // RESET (Redis 6.2+): the connection as it was right after connecting. MULTI is discarded
 // and WATCHes dropped, the protocol goes back to RESP2 (the +RESET reply already in RESP2),
-// the name is cleared and, with requirepass, the client must AUTH again. latchd has one
-// database and no pub/sub, tracking or reply modes, so there is nothing else to undo.
+// the name is cleared, every channel and pattern is unsubscribed (no confirmations) and,
+// with requirepass, the client must AUTH again. latchd has no tracking or reply modes.
 void ResetCommand(CommandContext& ctx) {
   Session& s = ctx.session;
   ResetMulti(s);
   ClearWatches(s, ctx.server.watches);
+  pubsub::LeaveAll(s, ctx.server.pubsub);
   s.authenticated = !ctx.server.auth_required.load();
   s.proto = 2;
   ctx.out.set_proto(2);
@@ -262,12 +269,13 @@ CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view 
 
 void RegisterConnectionCommands(CommandTable& t) {
   const auto conn = kCmdFast | kCmdLoading | kCmdStale;
-  t.Add({.name = "ping", .arity = -1, .flags = conn, .handler = PingCommand,
+  t.Add({.name = "ping", .arity = -1, .flags = conn | kCmdSubscriberContext, .handler = PingCommand,
          .group = "connection", .summary = "Returns the server's liveliness response.",
          .since = "1.0.0"});
   t.Add({.name = "echo", .arity = 2, .flags = conn, .handler = EchoCommand,
          .group = "connection", .summary = "Returns the given string.", .since = "1.0.0"});
-  t.Add({.name = "quit", .arity = -1, .flags = conn | kCmdNoAuth | kCmdAllowBusy,
+  t.Add({.name = "quit", .arity = -1,
+         .flags = conn | kCmdNoAuth | kCmdAllowBusy | kCmdSubscriberContext,
          .handler = QuitCommand, .group = "connection", .summary = "Closes the connection.",
          .since = "1.0.0"});
   t.Add({.name = "auth", .arity = -2, .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy,
@@ -277,7 +285,8 @@ void RegisterConnectionCommands(CommandTable& t) {
          .handler = HelloCommand, .group = "connection",
          .summary = "Handshakes with the Redis server.", .since = "6.0.0"});
   t.Add({.name = "reset", .arity = 1,
-         .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy | kCmdTxControl,
+         .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy | kCmdTxControl |
+                  kCmdSubscriberContext,
          .handler = ResetCommand, .group = "connection", .summary = "Resets the connection.",
          .since = "6.2.0"});
   t.Add({.name = "select", .arity = 2, .flags = conn, .handler = SelectCommand,

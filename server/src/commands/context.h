@@ -18,6 +18,10 @@
 
 namespace latch {
 
+namespace pubsub {
+class Subscriber;
+}  // namespace pubsub
+
 // Per-connection state that commands read and change. Owned by the connection; only its
 // worker thread touches it.
 struct Session {
@@ -33,6 +37,13 @@ struct Session {
   std::unique_ptr<WatchRegistry::Watcher> watcher;
   std::vector<std::string> watched_keys;
   std::vector<char> watched_existed;  // per watched key: live when WATCH ran
+
+  // Pub/sub (pubsub/client_subscriptions.h): channels plus patterns subscribed (non-zero:
+  // subscriber mode), the mailbox publishers push into, and how the connection is told to
+  // drain it (any thread; empty where a client cannot receive pushes, e.g. REST).
+  int subscriptions = 0;
+  std::shared_ptr<pubsub::Subscriber> subscriber;
+  std::function<void()> push_wake;
 };
 
 // A client parked by a blocking command (LOCK.ACQUIRE ... WAIT). The connection stops

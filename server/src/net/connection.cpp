@@ -12,6 +12,8 @@
 #include "journal/journal.h"
 #include "journal/server_hooks.h"
 #include "net/worker.h"
+#include "pubsub/client_subscriptions.h"
+#include "pubsub/subscriber.h"
 
 namespace latch {
 namespace {
@@ -41,7 +43,10 @@ Connection::Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<TlsC
   UpdateParserLimits();
 }
 
-Connection::~Connection() { state_.clients.Remove(session_.info->id); }
+Connection::~Connection() {
+  pubsub::LeaveAll(session_, state_.pubsub);  // normally done by Close()
+  state_.clients.Remove(session_.info->id);
+}
 
 void Connection::Start() {
   boost::system::error_code ec;
@@ -61,6 +66,12 @@ void Connection::Start() {
   }
   session_.info->last_interaction_ms = now;
   worker_.Register(this);
+  // Publishers on any thread wake this client through its worker's queue.
+  session_.push_wake = [weak = weak_from_this(), &ctx = worker_.context()] {
+    boost::asio::post(ctx, [weak] {
+      if (auto self = weak.lock()) self->DeliverPushes();
+    });
+  };
   if (stream_.is_tls()) return StartHandshake();
   SafePump();
 }
@@ -99,6 +110,7 @@ void Connection::Close() {
   const std::size_t held = rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_;
   if (held > kShrinkAbove) worker_.NoteBigFree(held);
   ClearWatches(session_, state_.watches);
+  pubsub::LeaveAll(session_, state_.pubsub);
   if (blocked_) {
     auto b = std::move(blocked_);
     block_timer_.cancel();
@@ -121,12 +133,20 @@ void Connection::OnTick(std::int64_t now_ms, int timeout_s) {
 }
 
 bool Connection::CloseIfOverOutputLimit(std::int64_t now_ms) {
-  const OutputLimits limits{state_.obuf_hard.load(std::memory_order_relaxed),
-                            state_.obuf_soft.load(std::memory_order_relaxed),
-                            state_.obuf_soft_seconds.load(std::memory_order_relaxed)};
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  // A client with a subscription is of Redis's pubsub class; its mailbox counts as output.
+  const bool pubsub = session_.subscriptions != 0;
+  const OutputLimits limits =
+      pubsub ? OutputLimits{state_.obuf_pubsub_hard.load(kRelaxed),
+                            state_.obuf_pubsub_soft.load(kRelaxed),
+                            state_.obuf_pubsub_soft_seconds.load(kRelaxed)}
+             : OutputLimits{state_.obuf_hard.load(kRelaxed), state_.obuf_soft.load(kRelaxed),
+                            state_.obuf_soft_seconds.load(kRelaxed)};
   if (limits.hard == 0 && limits.soft == 0) return false;
   if (now_ms == kReadClock) now_ms = state_.clock->MonoMs();
-  if (!output_limit_.Exceeded(PendingOutput(), limits, now_ms)) return false;
+  const std::size_t pending =
+      PendingOutput() + (session_.subscriber ? session_.subscriber->pending() : 0);
+  if (!output_limit_.Exceeded(pending, limits, now_ms)) return false;
   PublishBufferSizes();
   std::string line;
   {
@@ -376,6 +396,21 @@ void Connection::Unblock(const BlockedClient::Writer& write) {
   if (write) write(writer_);
   SealIfLarge();
   if (CloseIfOverOutputLimit(kReadClock)) return;
+  SafePump();
+}
+
+void Connection::DeliverPushes() {
+  if (closed_ || !session_.subscriber) return;
+  const bool overflowed = session_.subscriber->Drain(&out_);
+  SealIfLarge();
+  if (CloseIfOverOutputLimit(kReadClock)) return;
+  if (overflowed) {
+    // The mailbox reached the pubsub hard limit before this thread could drain it.
+    state_.log->warn("Client id={} closed for overcoming of output buffer limits (pubsub).",
+                     session_.info->id);
+    Close();
+    return;
+  }
   SafePump();
 }
 

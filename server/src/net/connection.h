@@ -71,6 +71,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   void Execute(std::span<const std::string_view> args);
   void UpdateParserLimits();
   void Unblock(const BlockedClient::Writer& write);
+  // Appends the messages publishers left in this client's mailbox (pubsub/subscriber.h) to
+  // out_, as Unblock does with a grant; closes the client when its mailbox overflowed.
+  void DeliverPushes();
   // Replies not yet on the wire: out_ plus the unsent part of sending_ (Redis's omem).
   std::size_t PendingOutput() const {
     return out_.size() + sealed_bytes_ + sending_.size() - sent_;

@@ -99,7 +99,8 @@ void Worker::Tick() {
   // Idle timeouts and soft output limits count seconds: a pass over the connections every
   // 100 ms is enough, also while the tick runs every millisecond for lock waiters.
   const int timeout = state_.timeout.load();
-  if ((timeout > 0 || state_.obuf_soft.load(std::memory_order_relaxed) > 0) &&
+  if ((timeout > 0 || state_.obuf_soft.load(std::memory_order_relaxed) > 0 ||
+       (state_.obuf_pubsub_soft.load(std::memory_order_relaxed) > 0 && state_.pubsub.Active())) &&
       now - last_connection_pass_ms_ >= 100) {
     last_connection_pass_ms_ = now;
     std::vector<Connection*> conns(connections_.begin(), connections_.end());

@@ -13,6 +13,7 @@ const PINNED = {
   '@upstash/redis': '1.39.0',
   '@upstash/lock': 'v0.2.1', // also spelled with a "v"
   typescript: '5.9.3', // compiles the seed article's TypeScript in upstash.test.js
+  'simple-redis-mutex': '2.1.0',
 };
 
 // Read from the package.json above the resolved entry point: redlock's "exports" field hides
