@@ -36,7 +36,7 @@ DEMO_PACKAGES=(
 TEST_PACKAGES=(
   redis-server redis-tools
   postgresql chromium
-  python3 python3-redis
+  python3 python3-redis python3-prometheus-client
   nodejs npm
   clang-14 libclang-rt-14-dev
   dpkg-dev file

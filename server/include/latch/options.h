@@ -66,6 +66,17 @@ struct Options {
   bool protected_mode = true;
   int tcp_backlog = 511;          // listen(2) backlog
   int tcp_keepalive = 300;        // seconds of SO_KEEPALIVE idle time on clients; 0 = off
+  // The configuration file latchd was started with (absolute), for CONFIG REWRITE; empty
+  // when there was none (or it came from standard input).
+  std::string config_file;
+  std::string unixsocket;         // also listen on this Unix socket path; empty = no
+  int unixsocketperm = 0;         // its file mode (octal in the config); 0 = as umask leaves it
+
+  // Operating (commands/slowlog.cpp, commands/command_stats.cpp).
+  std::int64_t slowlog_log_slower_than = 10000;  // microseconds; negative: off; 0: every command
+  std::int64_t slowlog_max_len = 128;
+  std::int64_t latency_monitor_threshold = 0;  // ms; LATENCY events are recorded only if > 0
+  bool latency_tracking = true;                // INFO latencystats percentiles
 
   // The spdlog logger the server writes to. If the host registered one under this name
   // (spdlog::register_logger; latchd registers its own), the server uses it; otherwise it
