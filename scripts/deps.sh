@@ -37,7 +37,7 @@ DEMO_PACKAGES=(
 TEST_PACKAGES=(
   redis-server redis-tools
   postgresql chromium
-  python3 python3-redis python3-pytest
+  python3 python3-redis python3-pytest python3-prometheus-client
   nodejs npm
   clang-14 libclang-rt-14-dev
   dpkg-dev file

@@ -1,6 +1,39 @@
 #include "key_event_router.h"
 
+#include <chrono>
+
+#include "latch/clock.h"
+#include "metrics/lock_timings.h"
+
 namespace latch {
+namespace {
+std::int64_t MonoNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+std::int64_t WallNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// When the lease ended, on the steady clock: now for a release or delete; for an expiry, its
+// deadline (the injected clock's ms, mapped through how long ago it was), so a hand-off
+// delayed by a late expiry shows.
+std::int64_t LeaseEnd(const store::KeyEvent& e, const LockTimings& t) {
+  const std::int64_t now = MonoNanos();
+  if (e.kind != store::KeyEvent::Kind::kExpired || t.clock == nullptr) return now;
+  const std::int64_t late_ms = t.clock->MonoMs() - e.object->expire_at();
+  return now - (late_ms > 0 ? late_ms * 1'000'000 : 0);
+}
+
+// A LOCK.ACQUIRE token is the grant's wall-clock nanoseconds (or just above the last token).
+void ObserveHold(LockTimings& t, int shard, std::uint64_t token) {
+  t.Gone(shard);
+  t.hold.Observe(WallNanos() - static_cast<std::int64_t>(token));
+}
+}  // namespace
 
 KeyEventRouter::KeyEventRouter(store::Keyspace& keyspace, store::LockTables& locks,
                                WatchRegistry& watches)
@@ -13,6 +46,9 @@ KeyEventRouter::~KeyEventRouter() {
 }
 
 void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
+  if (e.kind == store::KeyEvent::Kind::kWritten && e.object->token() != 0) {
+    if (auto* t = locks_.stats().timings) t->Granted(shard.index());  // latch_locks_held
+  }
   if (watches_.active()) watches_.Touch(e.key);
   if (journal_ != nullptr) journal_->OnModified(shard, e);
 }
@@ -25,13 +61,20 @@ store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent
   // The journal logs the removal before a waiter's grant (which reports its own kWritten).
   if (journal_ != nullptr) journal_->OnGone(shard, e);
   store::LockTable& table = locks_.ForShard(shard.index());
-  return table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
+  LockTimings* timings = locks_.stats().timings;
+  if (timings == nullptr) return table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
+  const std::int64_t lease_end_ns = LeaseEnd(e, *timings);  // before the object is reused by a grant
+  if (e.object->token() != 0) ObserveHold(*timings, shard.index(), e.object->token());
+  store::Object* granted = table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
+  if (granted != nullptr) timings->handoff.Observe(MonoNanos() - lease_end_ns);
+  return granted;
 }
 
 void KeyEventRouter::OnCleared(store::Shard& shard) {
   if (watches_.active()) watches_.TouchAll();
   if (journal_ != nullptr) journal_->OnCleared(shard);
   locks_.ForShard(shard.index()).OnCleared();
+  if (auto* t = locks_.stats().timings) t->Cleared(shard.index());
 }
 
 }  // namespace latch

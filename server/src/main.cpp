@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
   }
 
   // Before the server exists: it reads maxclients from the options it is given.
-  if (!latch::AdjustOpenFilesLimit(options)) return 1;
+  if (!latch::AdjustOpenFilesLimit(options, *latch::config::ServerLogger(options))) return 1;
 
   latch::Server server(options);
   int port = 0;

@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <spdlog/logger.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <bit>
@@ -26,6 +27,7 @@
 #include "net/listener.h"
 #include "net/protected_mode.h"
 #include "net/tls_context.h"
+#include "net/unix_listener.h"
 #include "net/worker.h"
 #include "rest/rest_endpoint.h"
 #include "scripting/script_engine.h"
@@ -82,8 +84,8 @@ class ServerImpl {
     std::lock_guard lock(mu_);
     if (running_) return state_.tcp_port;
     *started = true;
-    std::string bind, rest_bind;
-    int port, metrics_port, rest_port, tls_port;
+    std::string bind, rest_bind, unixsocket;
+    int port, metrics_port, rest_port, tls_port, unixsocketperm;
     {
       std::lock_guard olock(state_.options_mu);
       tls_port = state_.options.tls_port;
@@ -94,6 +96,8 @@ class ServerImpl {
       backlog_ = state_.options.tcp_backlog;
       rest_port = state_.options.rest_port;
       rest_bind = state_.options.rest_bind.empty() ? bind : state_.options.rest_bind;
+      unixsocket = state_.options.unixsocket;
+      unixsocketperm = state_.options.unixsocketperm;
     }
     // A server can be started again after stop(): run what an earlier run left queued
     // (a SHUTDOWN's close that came after the accept thread ended) before the new listener
@@ -118,8 +122,15 @@ class ServerImpl {
         rest_first = OpenListeners(rest_bind, rest_port, "REST", rest_acceptors_);
         rest_port_ = rest_port;
       }
+      unix_.reset();
+      if (!unixsocket.empty()) {
+        unix_ = std::make_unique<UnixListener>(accept_ctx_);
+        unix_->Open(unixsocket, unixsocketperm, backlog_);
+      }
       if (metrics_port > 0) state_.metrics_port = metrics_.Start(first, metrics_port);
     } catch (...) {
+      if (unix_) unix_->Close();
+      unix_.reset();
       acceptors_.clear();
       rest_acceptors_.clear();
       tls_acceptors_.clear();
@@ -138,6 +149,7 @@ class ServerImpl {
     for (auto& a : acceptors_) Accept(*a, Endpoint::kResp);
     for (auto& a : rest_acceptors_) Accept(*a, Endpoint::kRest);
     for (auto& a : tls_acceptors_) Accept(*a, Endpoint::kTls);
+    if (unix_) AcceptUnix();
     accept_thread_ = std::thread([this] { accept_ctx_.run(); });
     running_ = true;
     shutdown_requested_ = false;
@@ -147,6 +159,7 @@ class ServerImpl {
     if (state_.metrics_port > 0) {
       state_.log->info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
     }
+    if (unix_) state_.log->info("The server is now ready to accept connections at {}", unixsocket);
     if (rest_port_ > 0) {
       state_.log->info("Upstash-compatible REST API on http://{}:{}/", rest_first, rest_port_);
     }
@@ -254,6 +267,7 @@ class ServerImpl {
     for (auto& a : acceptors_) a->close(ec);
     for (auto& a : rest_acceptors_) a->close(ec);
     for (auto& a : tls_acceptors_) a->close(ec);
+    if (unix_) unix_->Close();  // removes the socket file, as Redis at shutdown
   }
 
   // The TLS settings must load before anything listens: a bad file stops the start, with
@@ -316,7 +330,8 @@ class ServerImpl {
   }
 
   // Replies `error` on the new socket and closes it, as Redis does for refused clients.
-  static void Refuse(tcp::socket& socket, std::string_view error) {
+  template <class Socket>
+  static void Refuse(Socket& socket, std::string_view error) {
     boost::system::error_code ec;
     socket.non_blocking(true, ec);
     socket.write_some(asio::buffer(error.data(), error.size()), ec);
@@ -383,6 +398,58 @@ class ServerImpl {
             kind == Endpoint::kTls ? state_.tls->Current() : nullptr);
   }
 
+  // The unixsocket listener: its clients are served exactly as TCP ones (the descriptor is
+  // handed to the worker as a tcp::socket, since a Connection only reads and writes it), with
+  // the socket's path as address (Redis's "addr=/path:0", flag U) and no protected-mode
+  // check: a Unix socket is local by construction, as in Redis.
+  void AcceptUnix() {
+    const std::size_t i = next_worker_;
+    next_worker_ = (next_worker_ + 1) % workers_.size();
+    unix_->acceptor().async_accept(
+        workers_[i]->context(),
+        [this, i](const boost::system::error_code& ec, asio::local::stream_protocol::socket s) {
+          if (ec == asio::error::operation_aborted || !unix_->is_open()) return;
+          if (ec == asio::error::no_descriptors ||
+              ec == boost::system::errc::too_many_files_open_in_system) {
+            state_.log->warn("Accepting client connection: accept: {}", ec.message());
+            auto timer = std::make_shared<asio::steady_timer>(accept_ctx_,
+                                                              std::chrono::milliseconds(100));
+            timer->async_wait([this, timer](const boost::system::error_code& wait_ec) {
+              if (!wait_ec && unix_->is_open()) AcceptUnix();
+            });
+            return;
+          }
+          if (!ec) OnUnixAccept(i, std::move(s));
+          AcceptUnix();
+        });
+  }
+
+  void OnUnixAccept(std::size_t i, asio::local::stream_protocol::socket socket) {
+    state_.stats.total_connections.fetch_add(1, std::memory_order_relaxed);
+    auto info = state_.clients.Add(state_.maxclients.load());
+    if (!info) {
+      state_.stats.rejected_connections.fetch_add(1, std::memory_order_relaxed);
+      Refuse(socket, "-" + std::string(errors::kMaxClients) + "\r\n");
+      return;
+    }
+    {
+      std::lock_guard lock(state_.clients.mu);
+      info->addr = unix_->path() + ":0";
+      info->laddr = info->addr;
+      info->unix_socket = true;
+    }
+    boost::system::error_code ec;
+    const int fd = socket.release(ec);
+    tcp::socket as_stream(workers_[i]->context());
+    if (!ec) as_stream.assign(tcp::v4(), fd, ec);
+    if (ec) {
+      if (fd >= 0 && !as_stream.is_open()) ::close(fd);
+      state_.clients.Remove(info->id);
+      return;
+    }
+    workers_[i]->Adopt(std::move(as_stream), std::move(info), nullptr);
+  }
+
   std::shared_ptr<Clock> clock_;
   int threads_;
   int shards_;
@@ -395,6 +462,7 @@ class ServerImpl {
   std::vector<std::unique_ptr<tcp::acceptor>> tls_acceptors_;  // one per bind address
   int tls_port_ = 0;
   std::vector<std::unique_ptr<rest::SessionSet>> rest_sessions_;  // one per worker
+  std::unique_ptr<UnixListener> unix_;  // unixsocket; null when not configured
   int rest_port_ = 0;
   std::thread accept_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;

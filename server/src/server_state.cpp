@@ -6,7 +6,12 @@
 
 #include <random>
 
+#include "commands/client_pause.h"
+#include "commands/monitor.h"
+#include "commands/slowlog.h"
 #include "journal/persistence.h"
+#include "metrics/command_stats.h"
+#include "metrics/lock_timings.h"
 
 namespace latch {
 
@@ -54,6 +59,13 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
       run_id(RandomHex(40)) {
   log = config::ServerLogger(options);
   persistence = std::make_shared<journal::Persistence>(*this);
+  command_stats = std::make_shared<CommandStats>();
+  slowlog = std::make_shared<Slowlog>();
+  monitors = std::make_shared<MonitorFeed>();
+  lock_timings = std::make_shared<LockTimings>(keyspace.shard_count());
+  lock_timings->clock = clock.get();
+  locks.stats().timings = lock_timings.get();
+  client_pause = std::make_shared<ClientPause>();
   SyncHotOptions();
 }
 
@@ -70,6 +82,9 @@ void ServerState::SyncHotOptions() {
   timeout = options.timeout;
   auth_required = !options.requirepass.empty();
   maxmemory = options.maxmemory;
+  slowlog_slower_than = options.slowlog_log_slower_than;
+  slowlog_max_len = options.slowlog_max_len;
+  latency_tracking = options.latency_tracking;
   RefreshHeapBytes();
 }
 

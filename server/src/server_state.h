@@ -27,6 +27,11 @@ class logger;
 namespace latch {
 
 class CommandTable;
+class CommandStats;  // metrics/command_stats.h
+class Slowlog;       // commands/slowlog.h
+class ClientPause;   // commands/client_pause.h
+class MonitorFeed;   // commands/monitor.h
+class LockTimings;   // metrics/lock_timings.h
 namespace scripting {
 class ScriptEngine;
 }  // namespace scripting
@@ -59,6 +64,16 @@ struct ClientInfo {
   std::string laddr;  // ip:port of our side
   int fd = -1;
   std::int64_t created_ms = 0;  // monotonic
+  bool unix_socket = false;     // came through unixsocket (CLIENT LIST flag U)
+  // Parked by a blocking command (LOCK.ACQUIRE ... WAIT): CLIENT LIST flag b. Set and cleared
+  // by the owning connection.
+  std::atomic<bool> blocked{false};
+  std::atomic<bool> monitor{false};  // ran MONITOR (CLIENT LIST flag O)
+  // Set by a RESP connection at start (null for REST sessions), callable from any thread:
+  // `kill` closes it (CLIENT KILL), `push` appends bytes to its output (MONITOR's feed). Both
+  // post to the connection's own thread and do nothing once it is gone.
+  std::function<void()> kill;
+  std::function<void(std::string)> push;
   std::atomic<std::int64_t> last_interaction_ms{0};
   std::string name, lib_name, lib_ver;
   std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
@@ -104,6 +119,22 @@ struct ServerState {
   store::Keyspace keyspace;
   store::LockTables locks{keyspace, *clock};  // LOCK.* waiters, fencing tokens, counters
   Stats stats;
+  // INFO commandstats/latencystats and SLOWLOG, recorded by Dispatch after every command.
+  std::shared_ptr<CommandStats> command_stats;
+  std::shared_ptr<Slowlog> slowlog;
+  std::shared_ptr<LockTimings> lock_timings;  // lock histograms of /metrics
+  std::shared_ptr<MonitorFeed> monitors;  // MONITOR clients, fed by Dispatch
+  // CLIENT PAUSE: 0 none, 1 WRITE, 2 ALL, until client_pause_end_ms (monotonic). Dispatch
+  // reads the type (one relaxed load) and parks a paused command in client_pause.
+  std::atomic<int> client_pause_type{0};
+  std::atomic<std::int64_t> client_pause_end_ms{0};
+  std::shared_ptr<ClientPause> client_pause;
+  // No key expires actively while clients are paused (WRITE or ALL), as in Redis: an expiry
+  // would hand a lock to a waiter.
+  bool ExpiryPaused(std::int64_t now_ms) const {
+    return client_pause_type.load(std::memory_order_relaxed) != 0 &&
+           now_ms < client_pause_end_ms.load(std::memory_order_relaxed);
+  }
   ClientRegistry clients;
   WatchRegistry watches;
   KeyEventRouter key_events{keyspace, locks, watches};  // the shards' one write hook
@@ -146,6 +177,9 @@ struct ServerState {
   std::atomic<int> timeout;
   std::atomic<bool> auth_required;
   std::atomic<std::int64_t> maxmemory;
+  std::atomic<std::int64_t> slowlog_slower_than{10000};  // us; negative: off
+  std::atomic<std::int64_t> slowlog_max_len{128};
+  std::atomic<bool> latency_tracking{true};
   // The malloc heap's bytes in use, refreshed by the tick and by CONFIG SET (mallinfo2 is
   // too slow per command); the slabs' bytes are read live.
   std::atomic<std::size_t> heap_bytes{0};

@@ -481,6 +481,12 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"lock-restart-delay", "30000"},
       {"enable-test-commands", "yes"},
       {"clock", "manual"},
+      {"unixsocket", "/run/latch/latchd.sock"},
+      {"unixsocketperm", "770"},
+      {"slowlog-log-slower-than", "-1"},
+      {"slowlog-max-len", "1000"},
+      {"latency-monitor-threshold", "100"},
+      {"latency-tracking", "no"},
   };
   // dir is the only one that does not round-trip: CONFIG GET shows the working directory.
   ASSERT_EQ(std::size(values) + 1, ConfigDirectives().size());
@@ -520,13 +526,14 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // enable-debug-command, lua-time-limit, busy-reply-threshold, aof-load-truncated,
   // aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
-  // auto-aof-rewrite-min-size, enable-test-commands
+  // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
+  // latency-monitor-threshold
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 12u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 15u);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
-  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size
+  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than
   args = {"*-*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 5u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 6u);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {

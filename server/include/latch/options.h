@@ -66,6 +66,17 @@ struct Options {
   bool protected_mode = true;
   int tcp_backlog = 511;          // listen(2) backlog
   int tcp_keepalive = 300;        // seconds of SO_KEEPALIVE idle time on clients; 0 = off
+  // The configuration file latchd was started with (absolute), for CONFIG REWRITE; empty
+  // when there was none (or it came from standard input).
+  std::string config_file;
+  std::string unixsocket;         // also listen on this Unix socket path; empty = no
+  int unixsocketperm = 0;         // its file mode (octal in the config); 0 = as umask leaves it
+
+  // Operating (commands/slowlog.cpp, commands/command_stats.cpp).
+  std::int64_t slowlog_log_slower_than = 10000;  // microseconds; negative: off; 0: every command
+  std::int64_t slowlog_max_len = 128;
+  std::int64_t latency_monitor_threshold = 0;  // ms; LATENCY events are recorded only if > 0
+  bool latency_tracking = true;                // INFO latencystats percentiles
 
   // TLS, with redis.conf's tls-* directives and defaults (server/src/net/tls_context.cpp).
   // tls_port 0 = off; -1 (embedding only) = a free port, see Server::tls_port(). With a TLS

@@ -2,6 +2,19 @@
 
 namespace latch {
 namespace {
+// Redis's flag letters that apply to latchd, in Redis's order; N when none does.
+std::string Flags(const ClientInfo& c) {
+  std::string f;
+  if (c.monitor.load(std::memory_order_relaxed)) f.push_back('O');
+  if (c.sub.load(std::memory_order_relaxed) + c.psub.load(std::memory_order_relaxed) > 0) {
+    f.push_back('P');
+  }
+  if (c.blocked.load(std::memory_order_relaxed)) f.push_back('b');
+  if (c.unix_socket) f.push_back('U');
+  if (f.empty()) f.push_back('N');
+  return f;
+}
+
 std::string Size(const std::atomic<std::size_t>& v) {
   return std::to_string(v.load(std::memory_order_relaxed));
 }
@@ -20,7 +33,7 @@ void AppendClientLine(const ClientInfo& c, std::int64_t now_mono_ms, std::string
   out->append("id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
               " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" +
               std::to_string(age < 0 ? 0 : age) + " idle=" + std::to_string(idle < 0 ? 0 : idle) +
-              " flags=" + (sub + psub > 0 ? "P" : "N") + " db=0 sub=" + std::to_string(sub) +
+              " flags=" + Flags(c) + " db=0 sub=" + std::to_string(sub) +
               " psub=" + std::to_string(psub) + " ssub=0 multi=-1 qbuf=" + Size(b.qbuf) +
               " qbuf-free=" + Size(b.qbuf_free) + " argv-mem=0 multi-mem=0 rbs=" + Size(b.rbs) +
               " rbp=" + Size(b.rbp) + " obl=" + Size(b.obl) + " oll=" + Size(b.oll) +

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 #include <string>
 
 #include "commands/arg_parse.h"
+#include "commands/client_pause.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
 #include "testing/fault_hook.h"
+#include "metrics/command_stats.h"
 
 namespace latch {
 namespace {
@@ -64,9 +67,16 @@ CommandTable::CommandTable() {
   RegisterPubsubCommands(*this);
   journal::RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
+  RegisterSlowlogCommands(*this);
+  RegisterObjectCommands(*this);
+  RegisterLatencyCommands(*this);
+  RegisterMonitorCommand(*this);
 }
 
 void CommandTable::Add(CommandSpec spec) {
+  spec.stat_id = next_stat_id_++;
+  for (CommandSpec& sub : spec.subcommands) sub.stat_id = next_stat_id_++;
+  if (next_stat_id_ > CommandStats::kMaxCommands) throw std::logic_error("too many commands");
   index_[spec.name] = specs_.size();
   specs_.push_back(std::move(spec));
 }
@@ -112,6 +122,7 @@ std::string SubscriberContextError(std::string_view name) {
 // refused aborts its transaction. Redis builds its formatted refusals (wrong arity) without
 // an error code and EXECABORT quotes them so; its shared ones (NOAUTH, BUSY, OOM) keep theirs.
 const CommandSpec* Refuse(const CommandSpec& spec, CommandContext& ctx, std::string_view error) {
+  RecordCommandRejected(spec, ctx);  // INFO commandstats rejected_calls
   if (spec.name == "exec") {
     if (error.starts_with("ERR ")) error.remove_prefix(4);
     AbortExec(ctx, error);
@@ -180,6 +191,12 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   if (spec->handler == nullptr) {
     return Refuse(*spec, ctx, "ERR wrong number of arguments for '" + spec->name + "' command");
   }
+  // CLIENT PAUSE: one relaxed load when no pause is set (commands/client_pause.h).
+  if (ctx.server.client_pause_type.load(std::memory_order_relaxed) != 0 &&
+      PostponedByPause(*spec, ctx)) {
+    if (ctx.session.in_multi) ctx.session.multi_error = was_error;
+    return spec;
+  }
   ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
   if (ctx.session.in_multi) {
     ctx.session.multi_error = was_error;
@@ -190,7 +207,10 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     }
   }
   if (ctx.server.faults.active() && testing::InterceptCommand(*spec, ctx)) return spec;
+  const CommandTimer timer;
+  const std::size_t reply_start = ctx.out.buffer() != nullptr ? ctx.out.buffer()->size() : 0;
   RunHandler(*spec, ctx);
+  RecordCommandCall(*spec, ctx, timer, reply_start);  // commandstats, latencystats, slowlog
   // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
   // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;
   // refused and queued commands are not counted.

@@ -45,6 +45,7 @@ struct CommandSpec {
   std::string_view summary;  // COMMAND DOCS
   std::string_view since;    // COMMAND DOCS
   std::vector<CommandSpec> subcommands;  // container commands (CLIENT, CONFIG, COMMAND)
+  std::uint16_t stat_id = 0;  // index into metrics/command_stats.h, set by CommandTable::Add
 
   bool IsContainer() const { return !subcommands.empty(); }
   // The name a user types: "setname" for "client|setname".
@@ -93,6 +94,7 @@ class CommandTable {
   // answers BUSY when a script past busy-reply-threshold holds one.
   void RunHandler(const CommandSpec& spec, CommandContext& ctx) const;
   std::vector<CommandSpec> specs_;  // stable after construction
+  std::uint16_t next_stat_id_ = 0;
   tsl::robin_map<std::string, std::size_t, NameHash, NameEq> index_;
 };
 
@@ -115,6 +117,13 @@ void RegisterTransactionCommands(CommandTable& t);
 void RegisterScriptingCommands(CommandTable& t);  // script_commands.cpp: EVAL*, SCRIPT
 void RegisterTestCommands(CommandTable& t);  // test_commands.cpp: TEST.* (test mode only)
 void RegisterPubsubCommands(CommandTable& t);     // pubsub_commands.cpp
+void RegisterSlowlogCommands(CommandTable& t);  // slowlog.cpp
+void RegisterObjectCommands(CommandTable& t);   // object_command.cpp: OBJECT, MEMORY
+void RegisterLatencyCommands(CommandTable& t);  // latency_command.cpp
+void RegisterMonitorCommand(CommandTable& t);   // monitor.cpp
+// CLIENT KILL/PAUSE/UNPAUSE/NO-EVICT (client_admin.cpp), added to the CLIENT container.
+void AddClientAdminSubcommands(CommandSpec& client);
+void AddConfigRewriteSubcommand(CommandSpec& config);  // config_rewrite_command.cpp
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

@@ -309,6 +309,7 @@ void RegisterConnectionCommands(CommandTable& t) {
   client.subcommands.push_back(Sub("client|help", 2, ClientHelpCommand,
                                    "Returns helpful text about the different subcommands.",
                                    "5.0.0"));
+  AddClientAdminSubcommands(client);  // client_admin.cpp
   t.Add(std::move(client));
 }
 

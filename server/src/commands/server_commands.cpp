@@ -11,6 +11,7 @@
 #include "commands/peer_address.h"
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
+#include "metrics/command_stats.h"
 #include "metrics/stats_registry.h"
 #include "journal/persistence.h"
 #include "net/tls_config_set.h"
@@ -94,9 +95,19 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   if (wants("replication", true)) {
     s.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n\r\n");
   }
+  if (wants("commandstats", false)) {
+    s.append("# Commandstats\r\n");
+    AppendInfoCommandStats(&s, st);  // metrics/command_stats.cpp
+    s.append("\r\n");
+  }
   if (wants("errorstats", true)) {
     s.append("# Errorstats\r\n");
     AppendInfoErrorStats(&s, st);
+    s.append("\r\n");
+  }
+  if (wants("latencystats", false)) {
+    s.append("# Latencystats\r\n");
+    AppendInfoLatencyStats(&s, st);
     s.append("\r\n");
   }
   if (wants("keyspace", true)) {
@@ -320,6 +331,7 @@ void RegisterServerCommands(CommandTable& t) {
       .name = "config|help", .arity = 2, .flags = kCmdLoading | kCmdStale,
       .handler = ConfigHelpCommand, .group = "server",
       .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0"});
+  AddConfigRewriteSubcommand(config);  // config_rewrite_command.cpp
   t.Add(std::move(config));
 }
 

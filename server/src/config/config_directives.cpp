@@ -10,6 +10,8 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -263,6 +265,26 @@ std::string GetDir(const Options&) {
   return ec ? std::string() : cwd;
 }
 
+// unixsocketperm: octal, as Redis reads and shows it.
+std::string GetOctal(const Options& o) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%o", static_cast<unsigned>(o.unixsocketperm));
+  return buf;
+}
+SetResult SetUnixsocketPerm(Options& o, std::string_view value) {
+  const std::string text(value);
+  char* end = nullptr;
+  const long mode = std::strtol(text.c_str(), &end, 8);
+  if (text.empty() || *end != '\0' || mode < 0) {
+    return std::string("argument couldn't be parsed as an octal number");
+  }
+  if (mode > 0777) return std::string("argument must be between 0 and 511 inclusive");
+  o.unixsocketperm = static_cast<int>(mode);
+  return std::nullopt;
+}
+
+constexpr std::int64_t kLongLongMax = std::numeric_limits<long long>::max();
+
 constexpr std::array kDirectives = {
     ConfigDirective{"bind", GetString<&Options::bind>, SetBind, false, true},
     ConfigDirective{"port", GetNumber<&Options::port>, SetInteger<&Options::port, 0, 65535>, false},
@@ -344,6 +366,18 @@ constexpr std::array kDirectives = {
                     SetInteger<&Options::tls_session_cache_timeout, 0, kIntMax>, true},
     ConfigDirective{"tls-handshake-timeout", GetNumber<&Options::tls_handshake_timeout>,
                     SetInteger<&Options::tls_handshake_timeout, 0, kIntMax>, true},
+    ConfigDirective{"unixsocket", GetString<&Options::unixsocket>,
+                    SetString<&Options::unixsocket>, false},
+    ConfigDirective{"unixsocketperm", GetOctal, SetUnixsocketPerm, false},
+    // Operating (SLOWLOG, LATENCY, INFO latencystats): all apply at once.
+    ConfigDirective{"slowlog-log-slower-than", GetNumber<&Options::slowlog_log_slower_than>,
+                    SetInteger<&Options::slowlog_log_slower_than, -1, kLongLongMax>, true},
+    ConfigDirective{"slowlog-max-len", GetNumber<&Options::slowlog_max_len>,
+                    SetInteger<&Options::slowlog_max_len, 0, kLongLongMax>, true},
+    ConfigDirective{"latency-monitor-threshold", GetNumber<&Options::latency_monitor_threshold>,
+                    SetInteger<&Options::latency_monitor_threshold, 0, kLongLongMax>, true},
+    ConfigDirective{"latency-tracking", GetYesNo<&Options::latency_tracking>,
+                    SetYesNo<&Options::latency_tracking>, true},
     ConfigDirective{"supervised", GetString<&Options::supervised>, SetSupervised, false},
     ConfigDirective{"daemonize", GetYesNo<&Options::daemonize>, SetYesNo<&Options::daemonize>,
                     false},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -158,6 +159,11 @@ LoadedConfig LoadConfig(int argc, const char* const* argv) {
     const std::string path = argv[1];
     ApplyConfigText(ReadConfigFile(path), "the configuration file '" + path + "'",
                     loaded.options, &loaded.ignored);
+    if (path != "-") {
+      std::error_code ec;
+      const auto absolute = std::filesystem::absolute(path, ec);
+      loaded.options.config_file = ec ? path : absolute.string();
+    }
     j = 2;
   }
   constexpr std::string_view kCommandLine = "the command line";

@@ -151,24 +151,6 @@ Reason AcceptAnyArguments(const Args&) { return std::nullopt; }
 
 // Clients on the same host connect over TCP to 127.0.0.1 until latchd listens on a Unix
 // socket; a configured socket path would silently not exist, so it is refused.
-Reason CheckUnixsocket(const Args& args) {
-  if (args.size() != 2) return WrongArgumentCount();
-  if (args[1].empty()) return std::nullopt;
-  return std::string("latchd does not listen on a Unix socket yet: use bind 127.0.0.1");
-}
-
-Reason CheckOctalPermissions(const Args& args) {
-  if (args.size() != 2) return WrongArgumentCount();
-  const std::string& value = args[1];
-  char* end = nullptr;
-  const long mode = std::strtol(value.c_str(), &end, 8);
-  if (value.empty() || *end != '\0' || mode < 0) {
-    return std::string("argument couldn't be parsed as an octal number");
-  }
-  if (mode > 0777) return std::string("argument must be between 0 and 511 inclusive");
-  return std::nullopt;
-}
-
 // Redis 7.0's directives (aliases as entries of their own), less those latchd implements.
 // Several entries per line, grouped by subject.
 // clang-format off
@@ -243,11 +225,8 @@ constexpr std::array kIgnored = {
     String("ignore-warnings"), Int("watchdog-period", 0, kIntMax), Int("shutdown-timeout", 0, kIntMax),
     Special("shutdown-on-sigint", AcceptAnyArguments, true),
     Special("shutdown-on-sigterm", AcceptAnyArguments, true), String("bind-source-addr"),
-    Int("socket-mark-id", 0, kIntMax), Special("unixsocket", CheckUnixsocket),
-    Special("unixsocketperm", CheckOctalPermissions),
-    // Observability latchd does not offer yet.
-    Int("slowlog-log-slower-than", -1, kLongMax), Int("slowlog-max-len", 0, kLongMax),
-    Int("latency-monitor-threshold", 0, kLongMax), Bool("latency-tracking"),
+    Int("socket-mark-id", 0, kIntMax),
+    // Observability: the percentiles INFO latencystats shows are fixed at 50, 99, 99.9.
     Special("latency-tracking-info-percentiles", CheckLatencyPercentiles, true),
     Special("notify-keyspace-events", CheckNotifyKeyspaceEvents),
     Int("tracking-table-max-keys", 0, kLongMax),

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "metrics/redis_exporter_text.h"
 #include "metrics/stats_registry.h"
 #include "server_state.h"
 
@@ -61,6 +62,7 @@ std::string MetricsText(ServerState& st) {
     AppendValue(&s, static_cast<double>(d.read(st)) / d.metric_divisor);
   }
   AppendErrorCodes(&s, st);
+  AppendRedisExporterMetrics(&s, st);  // redis_exporter's names, commands, lock histograms
   return s;
 }
 

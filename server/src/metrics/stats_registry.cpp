@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "metrics/command_stats.h"
 #include "server_state.h"
 
 namespace latch {
@@ -170,6 +171,7 @@ void ResetStats(ServerState& st) {
   for (const StatDef& d : kStats) {
     if (d.reset != nullptr) d.reset(st);
   }
+  if (st.command_stats) st.command_stats->Reset();  // commandstats and latencystats
 }
 
 }  // namespace latch

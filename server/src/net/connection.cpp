@@ -59,10 +59,13 @@ void Connection::Start() {
     // CLIENT LIST reads these under the same lock from other workers (TSan caught created_ms
     // written outside it).
     std::lock_guard lock(state_.clients.mu);
-    session_.info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
-    session_.info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
+    if (!session_.info->unix_socket) {  // a unix-socket client came with its path as address
+      session_.info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
+      session_.info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
+    }
     session_.info->fd = socket.native_handle();
     session_.info->created_ms = now;
+    SetRemoteControls();
   }
   session_.info->last_interaction_ms = now;
   worker_.Register(this);
@@ -102,6 +105,30 @@ void Connection::StartHandshake() {
   });
 }
 
+// CLIENT KILL and MONITOR reach this connection from any thread (commands/client_admin.cpp,
+// commands/monitor.cpp): both post to this connection's thread. A monitor that falls behind
+// by more than the output limits (or kPauseOutput without limits) is closed.
+void Connection::SetRemoteControls() {
+  std::weak_ptr<Connection> weak = weak_from_this();
+  auto& ctx = worker_.context();
+  session_.info->kill = [weak, &ctx] {
+    boost::asio::post(ctx, [weak] {
+      if (auto c = weak.lock()) c->Close();
+    });
+  };
+  session_.info->push = [weak, &ctx](std::string bytes) {
+    boost::asio::post(ctx, [weak, bytes = std::move(bytes)] {
+      auto c = weak.lock();
+      if (!c || c->closed_) return;
+      c->out_.append(bytes);
+      c->SealIfLarge();
+      if (c->CloseIfOverOutputLimit(kReadClock)) return;
+      if (c->PendingOutput() > kPauseOutput) return c->Close();
+      c->SafePump();
+    });
+  };
+}
+
 void Connection::Close() {
   if (closed_) return;
   closed_ = true;
@@ -112,6 +139,7 @@ void Connection::Close() {
   ClearWatches(session_, state_.watches);
   pubsub::LeaveAll(session_, state_.pubsub);
   if (blocked_) {
+    session_.info->blocked.store(false, std::memory_order_relaxed);
     auto b = std::move(blocked_);
     block_timer_.cancel();
     if (b->TryAbandon() && b->on_abandon) b->on_abandon();
@@ -367,6 +395,7 @@ void Connection::Execute(std::span<const std::string_view> args) {
 std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
   std::weak_ptr<Connection> weak = weak_from_this();
   auto& ctx = worker_.context();
+  session_.info->blocked.store(true, std::memory_order_relaxed);  // CLIENT LIST flag b
   blocked_ = std::make_shared<BlockedClient>([weak, &ctx](BlockedClient::Writer write) {
     boost::asio::post(ctx, [weak, write = std::move(write)] {
       if (auto self = weak.lock()) self->Unblock(write);
@@ -389,6 +418,7 @@ std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
 
 void Connection::Unblock(const BlockedClient::Writer& write) {
   if (closed_ || !blocked_) return;
+  session_.info->blocked.store(false, std::memory_order_relaxed);
   blocked_.reset();
   block_timer_.cancel();
   // A lock handed to this client was journaled by the releasing thread: wait for all so far.

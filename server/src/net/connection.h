@@ -85,6 +85,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   static constexpr std::int64_t kReadClock = -1;
   bool CloseIfOverOutputLimit(std::int64_t now_ms);
   void PublishBufferSizes();
+  // ClientInfo::kill and ::push for other threads (CLIENT KILL, MONITOR); under clients.mu.
+  void SetRemoteControls();
   // appendfsync always: true when the replies wait for journal record journal_seq_; StartWrite
   // runs again once it is on disk (journal/server_hooks.h).
   bool HoldForJournal();

@@ -1,6 +1,6 @@
 #include "net/fd_limit.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <sys/resource.h>
 
 #include <cerrno>
@@ -8,11 +8,11 @@
 
 namespace latch {
 
-bool AdjustOpenFilesLimit(Options& options) {
+bool AdjustOpenFilesLimit(Options& options, spdlog::logger& log) {
   const rlim_t wanted = static_cast<rlim_t>(options.maxclients) + kReservedFds;
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == -1) {
-    spdlog::warn(
+    log.warn(
         "Unable to obtain the current NOFILE limit ({}), assuming 1024 and setting "
         "the max clients configuration accordingly.",
         std::strerror(errno));
@@ -37,12 +37,12 @@ bool AdjustOpenFilesLimit(Options& options) {
     }
   }
   if (best >= wanted) {
-    spdlog::info("Increased maximum number of open files to {} (it was originally set to {}).",
-                 wanted, original);
+    log.info("Increased maximum number of open files to {} (it was originally set to {}).",
+             wanted, original);
     return true;
   }
   if (best <= static_cast<rlim_t>(kReservedFds)) {
-    spdlog::warn(
+    log.warn(
         "Your current 'ulimit -n' of {} is not enough for the server to start. Please "
         "increase your open file limit to at least {}. Exiting.",
         original, wanted);
@@ -50,11 +50,11 @@ bool AdjustOpenFilesLimit(Options& options) {
   }
   const int requested = options.maxclients;
   options.maxclients = static_cast<int>(best) - kReservedFds;
-  spdlog::warn("You requested maxclients of {} requiring at least {} max file descriptors.",
-               requested, wanted);
-  spdlog::warn("Server can't set maximum open files to {} because of OS error: {}.", wanted,
-               std::strerror(error));
-  spdlog::warn(
+  log.warn("You requested maxclients of {} requiring at least {} max file descriptors.",
+           requested, wanted);
+  log.warn("Server can't set maximum open files to {} because of OS error: {}.", wanted,
+           std::strerror(error));
+  log.warn(
       "Current maximum open files is {}. maxclients has been reduced to {} to "
       "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
       best, options.maxclients);

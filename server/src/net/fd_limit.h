@@ -3,6 +3,10 @@
 // and the server keeps kReservedFds for itself (listeners, epoll, logs, metrics).
 #include "latch/options.h"
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 namespace latch {
 
 inline constexpr int kReservedFds = 32;  // Redis's CONFIG_MIN_RESERVED_FDS
@@ -10,6 +14,7 @@ inline constexpr int kReservedFds = 32;  // Redis's CONFIG_MIN_RESERVED_FDS
 // Raises RLIMIT_NOFILE to maxclients + kReservedFds where the process may; when it cannot,
 // lowers options.maxclients to what the limit allows and logs it with Redis's lines.
 // Returns false (after logging why) when the limit leaves no room for a client at all.
-bool AdjustOpenFilesLimit(Options& options);
+// Logs to `log`, the server's own logger (never spdlog's default one).
+bool AdjustOpenFilesLimit(Options& options, spdlog::logger& log);
 
 }  // namespace latch

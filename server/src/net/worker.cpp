@@ -87,7 +87,10 @@ void Worker::Tick() {
     // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
     std::unique_lock lock(s.mu(), std::try_to_lock);
     if (!lock.owns_lock()) continue;
-    if (s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) more = true;
+    if (!state_.ExpiryPaused(now) &&  // CLIENT PAUSE holds expiry (and so lock hand-offs)
+        s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) {
+      more = true;
+    }
     state_.locks.ForShard(i).TimeOutWaiters(now);  // WAIT deadlines on the injected Clock
     s.Trim(now);
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "metrics/lock_timings.h"
+
 namespace latch::store {
 
 std::uint64_t FencingTokens::Next(std::int64_t wall_us) {
@@ -42,9 +44,11 @@ Object* LockTable::GrantNext(std::string_view key, std::uint64_t hash, Queue& qu
     queue.pop_front();
     stats_.waiters.fetch_sub(1, std::memory_order_relaxed);
     const TimeSnapshot now = clock_.Now();
+    if (stats_.timings) stats_.timings->wait.Observe((now.mono_ms - w.enqueued_ms) * 1'000'000);
     if (w.deadline_ms != 0 && w.deadline_ms <= now.mono_ms) {
       // Its deadline passed while the key was held (or the server stalled): the deadline
       // decides, the client has given up. Answer nil and skip it.
+      if (stats_.timings) stats_.timings->wait_timeouts.fetch_add(1, std::memory_order_relaxed);
       if (w.time_out) w.time_out();
       continue;
     }
@@ -68,6 +72,7 @@ Object* LockTable::GrantLeftover(std::string_view key, std::uint64_t hash) {
 
 std::uint64_t LockTable::Enqueue(std::string_view key, std::uint64_t hash, LockWaiter waiter) {
   waiter.id = next_waiter_id_++;
+  waiter.enqueued_ms = clock_.MonoMs();
   const std::uint64_t id = waiter.id;
   if (waiter.deadline_ms != 0 &&
       (earliest_deadline_ == 0 || waiter.deadline_ms < earliest_deadline_)) {
@@ -99,6 +104,10 @@ std::size_t LockTable::TimeOutWaiters(std::int64_t now_ms) {
     Queue& queue = it.value();
     for (auto w = queue.begin(); w != queue.end();) {
       if (w->deadline_ms != 0 && w->deadline_ms <= now_ms) {
+        if (stats_.timings) {
+          stats_.timings->wait.Observe((now_ms - w->enqueued_ms) * 1'000'000);
+          stats_.timings->wait_timeouts.fetch_add(1, std::memory_order_relaxed);
+        }
         if (w->time_out) w->time_out();
         w = queue.erase(w);
         stats_.waiters.fetch_sub(1, std::memory_order_relaxed);

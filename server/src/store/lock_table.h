@@ -43,6 +43,10 @@
 #include "store/key_events.h"
 #include "store/keyspace.h"
 
+namespace latch {
+class LockTimings;  // metrics/lock_timings.h
+}  // namespace latch
+
 namespace latch::store {
 
 class FencingTokens {
@@ -66,6 +70,7 @@ struct LockStats {
   std::atomic<std::uint64_t> handoffs{0};            // grants to a parked waiter
   std::atomic<std::uint64_t> non_owner_releases{0};  // LOCK.RELEASE by another owner
   std::atomic<std::uint64_t> expired_while_held{0};  // LOCK.ACQUIRE leases that ran out
+  LockTimings* timings = nullptr;  // histograms for /metrics (metrics/lock_timings.h); may be null
 };
 
 // A parked LOCK.ACQUIRE ... WAIT.
@@ -73,6 +78,7 @@ struct LockWaiter {
   std::string owner;
   std::int64_t ttl_ms = 0;
   std::int64_t deadline_ms = 0;  // monotonic, on the injected Clock; 0 waits forever
+  std::int64_t enqueued_ms = 0;  // set by Enqueue: latch_lock_wait_seconds
   // Called under the shard lock with the token the waiter would get: true when the waiter
   // took the grant (it replies the token), false when it had already stopped waiting.
   std::function<bool(std::uint64_t token)> grant;

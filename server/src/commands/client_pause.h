@@ -1,0 +1,37 @@
+#pragma once
+// CLIENT PAUSE / UNPAUSE. While a pause lasts, a client's command that it covers (ALL: every
+// command; WRITE: writes, and EVAL/EVALSHA and an EXEC whose queue writes, which Redis calls
+// "may replicate") is not run: the client is parked (BlockHost) with a copy of the command,
+// and runs it when the pause ends or CLIENT UNPAUSE comes, behind which its pipeline waits,
+// as Redis postpones a paused client. The worker tick holds active expiry meanwhile
+// (ServerState::ExpiryPaused), so no lock runs out and is handed to a waiter.
+//
+// Not paused: commands from EXEC and scripts (their client was checked as a whole), and
+// REST requests (a stateless HTTP request has no connection to park).
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "commands/context.h"
+
+namespace latch {
+
+struct CommandSpec;
+
+class ClientPause {
+ public:
+  // Remembers a parked client so that UNPAUSE can run its command at once.
+  void Park(std::weak_ptr<BlockedClient> client, BlockedClient::Writer rerun);
+  // CLIENT UNPAUSE: every parked client runs its command (each on its own thread).
+  void ReleaseAll();
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<std::weak_ptr<BlockedClient>, BlockedClient::Writer>> parked_;
+};
+
+// Dispatch's hook, called when a pause type is set: true when this client's command was
+// parked until the pause ends (nothing is written now).
+bool PostponedByPause(const CommandSpec& spec, CommandContext& ctx);
+
+}  // namespace latch

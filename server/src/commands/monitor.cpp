@@ -1,0 +1,127 @@
+#include "commands/monitor.h"
+
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "commands/command_table.h"
+#include "commands/slowlog.h"
+
+namespace latch {
+namespace {
+
+// Redis's quoted representation of an argument (sdscatrepr).
+void AppendQuoted(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\a':
+        out->append("\\a");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      default:
+        if (c >= 0x20 && c < 0x7f) {
+          out->push_back(static_cast<char>(c));
+        } else {
+          char hex[8];
+          std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+          out->append(hex);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+// "lua" for a script's call, "unix:<path>" for a Unix-socket client, else ip:port.
+std::string Source(const CommandContext& ctx) {
+  if (ctx.origin == CommandOrigin::kScript) return "lua";
+  const ClientInfo* info = ctx.session.info.get();
+  if (info == nullptr) return "?";
+  if (!info->unix_socket) return info->addr;
+  std::string_view path = info->addr;
+  if (path.ends_with(":0")) path.remove_suffix(2);
+  return "unix:" + std::string(path);
+}
+
+std::string Line(const CommandSpec& spec, const CommandContext& ctx) {
+  char stamp[48];
+  std::snprintf(stamp, sizeof(stamp), "+%lld.%06lld [0 ",
+                static_cast<long long>(ctx.now.wall_us / 1'000'000),
+                static_cast<long long>(ctx.now.wall_us % 1'000'000));
+  std::string line = stamp;
+  line.append(Source(ctx)).append("]");
+  for (std::size_t i = 0; i < ctx.argc(); ++i) {
+    line.push_back(' ');
+    AppendQuoted(&line, RedactedArgument(spec, ctx.args, i) ? "(redacted)" : ctx.args[i]);
+  }
+  line.append("\r\n");
+  return line;
+}
+
+void MonitorCommand(CommandContext& ctx) {
+  const std::shared_ptr<ClientInfo>& info = ctx.session.info;
+  if (info->monitor.load(std::memory_order_relaxed)) return;  // Redis ignores a second one
+  bool pushable;
+  {
+    std::lock_guard lock(ctx.server.clients.mu);
+    pushable = static_cast<bool>(info->push);
+  }
+  if (!pushable) return ctx.out.Error("ERR MONITOR needs a RESP connection");
+  info->monitor.store(true, std::memory_order_relaxed);
+  ctx.server.monitors->Add(info);
+  ctx.out.Ok();
+}
+}  // namespace
+
+void MonitorFeed::Add(const std::shared_ptr<ClientInfo>& monitor) {
+  std::lock_guard lock(mu_);
+  monitors_.push_back(monitor);
+  count_.store(static_cast<int>(monitors_.size()), std::memory_order_relaxed);
+}
+
+void MonitorFeed::Feed(const CommandSpec& spec, const CommandContext& ctx) {
+  if ((spec.flags & kCmdAdmin) || spec.name == "monitor") return;
+  const std::string line = Line(spec, ctx);
+  std::vector<std::function<void(std::string)>> pushes;
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(monitors_, [](const auto& w) { return w.expired(); });
+    count_.store(static_cast<int>(monitors_.size()), std::memory_order_relaxed);
+    pushes.reserve(monitors_.size());
+    for (const auto& w : monitors_) {
+      if (auto m = w.lock()) pushes.push_back(m->push);  // set once at the connection's start
+    }
+  }
+  for (auto& push : pushes) {
+    if (push) push(line);
+  }
+}
+
+void RegisterMonitorCommand(CommandTable& t) {
+  t.Add({.name = "monitor",
+         .arity = 1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+         .handler = MonitorCommand,
+         .group = "server",
+         .summary = "Listens for all requests received by the server in real-time.",
+         .since = "1.0.0"});
+}
+
+}  // namespace latch
