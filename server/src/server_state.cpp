@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "acl/registry.h"
 #include "journal/persistence.h"
 
 namespace latch {
@@ -54,6 +55,7 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
       run_id(RandomHex(40)) {
   log = config::ServerLogger(options);
   persistence = std::make_shared<journal::Persistence>(*this);
+  acl = std::make_shared<acl::Registry>(commands);
   SyncHotOptions();
 }
 
@@ -65,7 +67,8 @@ void ServerState::SyncHotOptions() {
   obuf_soft = options.client_output_buffer_limit[0].soft;
   obuf_soft_seconds = options.client_output_buffer_limit[0].soft_seconds;
   timeout = options.timeout;
-  auth_required = !options.requirepass.empty();
+  acl->SyncRequirepass(options.requirepass);
+  auth_required = acl->DefaultNeedsAuth();
   maxmemory = options.maxmemory;
   RefreshHeapBytes();
 }

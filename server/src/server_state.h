@@ -25,6 +25,9 @@ class logger;
 namespace latch {
 
 class CommandTable;
+namespace acl {
+class Registry;
+}  // namespace acl
 namespace scripting {
 class ScriptEngine;
 }  // namespace scripting
@@ -58,6 +61,7 @@ struct ClientInfo {
   std::int64_t created_ms = 0;  // monotonic
   std::atomic<std::int64_t> last_interaction_ms{0};
   std::string name, lib_name, lib_ver;
+  std::string user = "default";  // the ACL user (AUTH), for CLIENT LIST's user=
   std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
   std::atomic<int> proto{2};
   // Buffer sizes for CLIENT LIST, stored (relaxed) by the owning connection after each
@@ -104,6 +108,8 @@ struct ServerState {
   WatchRegistry watches;
   KeyEventRouter key_events{keyspace, locks, watches};  // the shards' one write hook
   const CommandTable* commands = nullptr;
+  // ACL users (acl/registry.h); requirepass is the default user's password.
+  std::shared_ptr<acl::Registry> acl;
   // SHUTDOWN: asks the server to stop accepting, close every client and let Server::wait()
   // return. Safe from any thread, including a worker inside a command (it blocks on nothing).
   std::function<void()> request_shutdown;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "acl/permission.h"
 #include "commands/arg_parse.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
@@ -60,6 +61,7 @@ CommandTable::CommandTable() {
   RegisterCompareCommands(*this);
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
+  RegisterAclCommands(*this);
   journal::RegisterPersistenceCommands(*this);
 }
 
@@ -150,6 +152,9 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   }
   if (!ctx.session.authenticated && !(spec->flags & kCmdNoAuth)) {
     return Refuse(*spec, ctx, errors::kNoAuth);
+  }
+  if (std::string denied; !acl::Allowed(ctx, *spec, &denied)) {
+    return denied.empty() ? nullptr : Refuse(*spec, ctx, denied);
   }
   if (ctx.server.loading.load(std::memory_order_relaxed) && !(spec->flags & kCmdLoading)) {
     return Refuse(*spec, ctx, journal::kLoadingError);

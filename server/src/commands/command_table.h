@@ -112,6 +112,7 @@ void RegisterLockCommands(CommandTable& t);     // lock_commands.cpp
 void RegisterCompareCommands(CommandTable& t);  // compare_commands.cpp: DELEX, DIGEST, DELIFEQ
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterScriptingCommands(CommandTable& t);  // script_commands.cpp: EVAL*, SCRIPT
+void RegisterAclCommands(CommandTable& t);        // acl_commands.cpp: ACL *
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

@@ -134,18 +134,11 @@ Reason CheckTlsPort(const Args& args) {
   return std::string("latchd does not serve TLS yet: tls-port must be 0");
 }
 
-Reason CheckAclfile(const Args& args) {
-  if (args.size() != 2) return WrongArgumentCount();
-  if (args[1].empty()) return std::nullopt;
-  return std::string("latchd has no ACL users yet: aclfile must be empty");
-}
-
 // Renaming or removing a command is a security measure: ignoring it would re-enable the
 // command, so these are refused rather than dropped.
 Reason RefuseRenameCommand(const Args&) {
   return std::string("latchd does not support rename-command");
 }
-Reason RefuseUser(const Args&) { return std::string("latchd has no ACL users yet"); }
 Reason RefuseLoadmodule(const Args&) { return std::string("latchd does not load Redis modules"); }
 Reason RefuseSentinel(const Args&) {
   return std::string("sentinel directive while not in sentinel mode");
@@ -264,8 +257,7 @@ constexpr std::array kIgnored = {
     Enum("enable-protected-configs", "no,yes,local"), Enum("enable-module-command", "no,yes,local"),
     Special("loadmodule", RefuseLoadmodule, true), Special("rename-command", RefuseRenameCommand, true),
     // ACL users and TLS: a separate issue.
-    Special("aclfile", CheckAclfile), Int("acllog-max-len", 0, kLongMax),
-    Enum("acl-pubsub-default", "allchannels,resetchannels"), Special("user", RefuseUser, true),
+    Int("acllog-max-len", 0, kLongMax), Enum("acl-pubsub-default", "allchannels,resetchannels"),
     Special("tls-port", CheckTlsPort), Int("tls-session-cache-size", 0, kIntMax),
     Int("tls-session-cache-timeout", 0, kIntMax), Bool("tls-cluster"), Bool("tls-replication"),
     Enum("tls-auth-clients", "no,yes,optional"), Bool("tls-prefer-server-ciphers"),
