@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "acl/acl_file.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "config/config_directives.h"
@@ -83,6 +84,7 @@ class ServerImpl {
   int StartServing(bool* started) {
     std::lock_guard lock(mu_);
     if (running_) return state_.tcp_port;
+    acl::LoadUsersAtStartup(state_);  // throws on a broken user line or aclfile
     *started = true;
     std::string bind, rest_bind, unixsocket;
     int port, metrics_port, rest_port, tls_port, unixsocketperm;

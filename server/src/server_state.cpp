@@ -9,6 +9,7 @@
 #include "commands/client_pause.h"
 #include "commands/monitor.h"
 #include "commands/slowlog.h"
+#include "acl/registry.h"
 #include "journal/persistence.h"
 #include "metrics/command_stats.h"
 #include "metrics/lock_timings.h"
@@ -66,6 +67,7 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
   lock_timings->clock = clock.get();
   locks.stats().timings = lock_timings.get();
   client_pause = std::make_shared<ClientPause>();
+  acl = std::make_shared<acl::Registry>(commands);
   SyncHotOptions();
 }
 
@@ -80,7 +82,8 @@ void ServerState::SyncHotOptions() {
   obuf_pubsub_soft = options.client_output_buffer_limit[2].soft;
   obuf_pubsub_soft_seconds = options.client_output_buffer_limit[2].soft_seconds;
   timeout = options.timeout;
-  auth_required = !options.requirepass.empty();
+  acl->SyncRequirepass(options.requirepass);
+  auth_required = acl->DefaultNeedsAuth();
   maxmemory = options.maxmemory;
   slowlog_slower_than = options.slowlog_log_slower_than;
   slowlog_max_len = options.slowlog_max_len;

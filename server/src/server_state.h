@@ -32,6 +32,9 @@ class Slowlog;       // commands/slowlog.h
 class ClientPause;   // commands/client_pause.h
 class MonitorFeed;   // commands/monitor.h
 class LockTimings;   // metrics/lock_timings.h
+namespace acl {
+class Registry;
+}  // namespace acl
 namespace scripting {
 class ScriptEngine;
 }  // namespace scripting
@@ -76,6 +79,7 @@ struct ClientInfo {
   std::function<void(std::string)> push;
   std::atomic<std::int64_t> last_interaction_ms{0};
   std::string name, lib_name, lib_ver;
+  std::string user = "default";  // the ACL user (AUTH), for CLIENT LIST's user=
   std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
   std::atomic<int> proto{2};
   std::atomic<int> sub{0}, psub{0};  // channels and patterns subscribed (CLIENT LIST)
@@ -142,6 +146,8 @@ struct ServerState {
   const CommandTable* commands = nullptr;
   // Fault injection and test mode (testing/fault_injector.h; TEST.* commands, ScopedServer).
   testing::FaultInjector faults{options.enable_test_commands};
+  // ACL users (acl/registry.h); requirepass is the default user's password.
+  std::shared_ptr<acl::Registry> acl;
   // SHUTDOWN: asks the server to stop accepting, close every client and let Server::wait()
   // return. Safe from any thread, including a worker inside a command (it blocks on nothing).
   std::function<void()> request_shutdown;

@@ -150,9 +150,8 @@ TEST(RedisConfTest, IgnoredValuesAreStillCheckedWithRedisReasons) {
 
 TEST(RedisConfTest, DirectivesThatWouldMisleadAreRefusedWithAReason) {
   for (const char* line :
-       {"replicaof 10.0.0.1 6379", "cluster-enabled yes", "aclfile /etc/a.acl",
-        "user alice on >pw", "rename-command FLUSHALL \"\"", "loadmodule /x.so",
-        "sentinel monitor m 127.0.0.1 6379 2"}) {
+       {"replicaof 10.0.0.1 6379", "cluster-enabled yes", "rename-command FLUSHALL \"\"",
+        "loadmodule /x.so", "sentinel monitor m 127.0.0.1 6379 2"}) {
     const std::string reason = ReasonFor(line);
     EXPECT_FALSE(reason.empty()) << line;
     EXPECT_NE(reason, "Bad directive or wrong number of arguments") << line;
@@ -163,6 +162,20 @@ TEST(RedisConfTest, EveryIgnoredDirectiveIsUnknownToTheImplementedTable) {
   for (const IgnoredDirective& d : IgnoredDirectives()) {
     EXPECT_EQ(FindConfigDirective(d.name), nullptr) << d.name << " is in both tables";
   }
+}
+
+// ACL users: each `user` line is kept in order (acl/acl_file.cpp checks the rules when the
+// server starts, against the command table).
+TEST(RedisConfTest, UserLinesAndAclfileAreKept) {
+  TempDir dir;
+  std::ofstream(dir / "users.conf") << "user alice on >pw ~lock:a:* +@lock\n"
+                                    << "user bob off\naclfile /etc/latch/users.acl\n";
+  const Options o =
+      LoadOptions(2, std::vector<const char*>{"latchd", (dir / "users.conf").c_str()}.data());
+  ASSERT_EQ(o.acl_users.size(), 2u);
+  EXPECT_EQ(o.acl_users[0], "alice on >pw ~lock:a:* +@lock");
+  EXPECT_EQ(o.acl_users[1], "bob off");
+  EXPECT_EQ(o.aclfile, "/etc/latch/users.acl");
 }
 
 TEST(RedisConfTest, IncludeReadsAnotherFileInPlace) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace latch {
 
@@ -22,6 +23,10 @@ struct Options {
   int io_threads = 0;         // 0 = one per hardware thread
   int shards = 0;             // power of two; 0 = 16 per io thread, rounded up
   std::string requirepass;    // empty = no password
+  // ACL users: each `user` directive's text ("alice on >pw ~lock:* +@lock"), in file order,
+  // and the aclfile path (ACL LOAD/SAVE); applied at start by acl/acl_file.h.
+  std::vector<std::string> acl_users;
+  std::string aclfile;
   int maxclients = 10000;
   int timeout = 0;            // idle seconds before a client is closed; 0 = never
   std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;

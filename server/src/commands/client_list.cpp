@@ -39,7 +39,7 @@ void AppendClientLine(const ClientInfo& c, std::int64_t now_mono_ms, std::string
               " rbp=" + Size(b.rbp) + " obl=" + Size(b.obl) + " oll=" + Size(b.oll) +
               " omem=" + Size(b.omem) + " tot-mem=" + Size(b.tot_mem) +
               " events=r cmd=" + (cmd ? *cmd : std::string("NULL")) +
-              " user=default redir=-1 resp=" + std::to_string(c.proto.load()) +
+              " user=" + c.user + " redir=-1 resp=" + std::to_string(c.proto.load()) +
               " lib-name=" + c.lib_name + " lib-ver=" + c.lib_ver + "\n");
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "acl/permission.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
 #include "commands/errors.h"
@@ -65,6 +66,7 @@ CommandTable::CommandTable() {
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
   RegisterPubsubCommands(*this);
+  RegisterAclCommands(*this);
   journal::RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
   RegisterSlowlogCommands(*this);
@@ -171,6 +173,9 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   }
   if (!ctx.session.authenticated && !(spec->flags & kCmdNoAuth)) {
     return Refuse(*spec, ctx, errors::kNoAuth);
+  }
+  if (std::string denied; !acl::Allowed(ctx, *spec, &denied)) {
+    return denied.empty() ? nullptr : Refuse(*spec, ctx, denied);
   }
   if (ctx.server.loading.load(std::memory_order_relaxed) && !(spec->flags & kCmdLoading)) {
     return Refuse(*spec, ctx, journal::kLoadingError);

@@ -124,6 +124,7 @@ void RegisterMonitorCommand(CommandTable& t);   // monitor.cpp
 // CLIENT KILL/PAUSE/UNPAUSE/NO-EVICT (client_admin.cpp), added to the CLIENT container.
 void AddClientAdminSubcommands(CommandSpec& client);
 void AddConfigRewriteSubcommand(CommandSpec& config);  // config_rewrite_command.cpp
+void RegisterAclCommands(CommandTable& t);        // acl_commands.cpp: ACL *
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

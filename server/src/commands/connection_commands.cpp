@@ -2,6 +2,7 @@
 #include <mutex>
 #include <string>
 
+#include "acl/permission.h"
 #include "commands/arg_parse.h"
 #include "commands/client_list.h"
 #include "commands/command_table.h"
@@ -38,14 +39,6 @@ void QuitCommand(CommandContext& ctx) {
   ctx.session.close_after_reply = true;
 }
 
-// Only the "default" user exists. Without requirepass it has no password (any password is
-// accepted, as Redis's nopass default user); with requirepass, that password.
-bool Authenticate(CommandContext& ctx, std::string_view user, std::string_view pass) {
-  if (user != "default") return false;
-  if (!ctx.server.auth_required.load()) return true;
-  return ctx.server.CheckPassword(pass);
-}
-
 void AuthCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) return ctx.out.Error(errors::kSyntax);
   std::string_view user = "default";
@@ -57,8 +50,7 @@ void AuthCommand(CommandContext& ctx) {
     user = ctx.arg(1);
     pass = ctx.arg(2);
   }
-  if (!Authenticate(ctx, user, pass)) return ctx.out.Error(errors::kWrongPass);
-  ctx.session.authenticated = true;
+  if (!acl::Login(ctx, user, pass)) return ctx.out.Error(errors::kWrongPass);
   ctx.out.Ok();
 }
 
@@ -94,8 +86,7 @@ void HelloCommand(CommandContext& ctx) {
     }
   }
   if (has_auth) {
-    if (!Authenticate(ctx, user, pass)) return ctx.out.Error(errors::kWrongPass);
-    ctx.session.authenticated = true;
+    if (!acl::Login(ctx, user, pass)) return ctx.out.Error(errors::kWrongPass);
   }
   if (!ctx.session.authenticated) return ctx.out.Error(errors::kHelloNoAuth);
   if (has_name) {
@@ -127,14 +118,15 @@ void HelloCommand(CommandContext& ctx) {
 
 // RESET (Redis 6.2+): the connection as it was right after connecting. MULTI is discarded
 // and WATCHes dropped, the protocol goes back to RESP2 (the +RESET reply already in RESP2),
-// the name is cleared, every channel and pattern is unsubscribed (no confirmations) and,
-// with requirepass, the client must AUTH again. latchd has no tracking or reply modes.
+// the name is cleared, every channel and pattern is unsubscribed (no confirmations) and the
+// client is the default user again (it must AUTH again when the default user needs a
+// password). latchd has no tracking or reply modes.
 void ResetCommand(CommandContext& ctx) {
   Session& s = ctx.session;
   ResetMulti(s);
   ClearWatches(s, ctx.server.watches);
   pubsub::LeaveAll(s, ctx.server.pubsub);
-  s.authenticated = !ctx.server.auth_required.load();
+  acl::ResetToDefault(ctx);
   s.proto = 2;
   ctx.out.set_proto(2);
   s.info->proto = 2;

@@ -10,6 +10,7 @@
 #include <vector>
 #include <string_view>
 
+#include "acl/session_acl.h"
 #include "latch/clock.h"
 #include "latch/protocol/reply_writer.h"
 #include "server_state.h"
@@ -28,6 +29,7 @@ struct Session {
   std::shared_ptr<ClientInfo> info;
   int proto = 2;
   bool authenticated = true;
+  acl::SessionAcl acl;  // the ACL user (acl/permission.h)
   bool close_after_reply = false;  // QUIT, protocol errors
 
   // MULTI/EXEC/WATCH (see transaction_commands.cpp).

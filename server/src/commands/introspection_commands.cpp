@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "acl/command_index.h"
 #include "commands/arg_parse.h"
 #include "commands/command_args.h"
 #include "commands/command_table.h"
@@ -31,25 +32,14 @@ std::vector<std::string_view> FlagNames(std::uint32_t f) {
   return v;
 }
 
+// Derived in one place (acl/command_index.cpp), so COMMAND INFO shows what ACL rules use.
 std::vector<std::string> AclCategories(const CommandSpec& c) {
   std::vector<std::string> v;
-  if (c.flags & kCmdWrite) v.push_back("@write");
-  if (c.flags & kCmdReadonly) v.push_back("@read");
-  if (c.group == "string" || c.group == "generic" || c.group == "connection" ||
-      c.group == "scripting") {
-    // Built with append: GCC 12 reports a false -Wrestrict on "@" + std::string(...) at -O2.
-    std::string cat = "@";
-    cat.append(c.group == "generic" ? std::string_view("keyspace") : c.group);
-    v.push_back(std::move(cat));
+  const std::uint32_t cats = acl::CategoriesOf(c);
+  const auto names = acl::CategoryNames();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (cats & (1u << i)) v.push_back("@" + std::string(names[i]));
   }
-  if (c.flags & kCmdAdmin) v.push_back("@admin");
-  if (c.flags & kCmdAdmin) v.push_back("@dangerous");
-  if (c.flags & kCmdFast) {
-    v.push_back("@fast");
-  } else {
-    v.push_back("@slow");
-  }
-  if (c.flags & kCmdBlocking) v.push_back("@blocking");
   return v;
 }
 

@@ -79,6 +79,14 @@ SetResult SetString(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
+// `user` may appear many times: each line adds a user (acl/acl_file.cpp parses the rules at
+// start). CONFIG GET shows nothing, as Redis has no such parameter.
+std::string GetAclUsers(const Options&) { return ""; }
+SetResult AddAclUser(Options& o, std::string_view value) {
+  o.acl_users.emplace_back(value);
+  return std::nullopt;
+}
+
 // Redis's form: up to 16 addresses separated by spaces, each optionally prefixed by '-'
 // (skipped at start-up when the address is not available, e.g. ::1 without IPv6).
 SetResult SetBind(Options& o, std::string_view value) {
@@ -300,6 +308,8 @@ constexpr std::array kDirectives = {
     ConfigDirective{"shards", GetNumber<&Options::shards>, SetShards, false},
     ConfigDirective{"requirepass", GetString<&Options::requirepass>,
                     SetString<&Options::requirepass>, true},
+    ConfigDirective{"aclfile", GetString<&Options::aclfile>, SetString<&Options::aclfile>, false},
+    ConfigDirective{"user", GetAclUsers, AddAclUser, false, true},
     ConfigDirective{"maxclients", GetNumber<&Options::maxclients>, SetMaxclients, true},
     ConfigDirective{"timeout", GetNumber<&Options::timeout>,
                     SetInteger<&Options::timeout, 0, kIntMax>, true},

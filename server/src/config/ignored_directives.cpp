@@ -126,10 +126,6 @@ Reason CheckClusterEnabled(const Args& args) {
   return std::string("latchd does not run as a cluster node: cluster-enabled must be no");
 }
 
-Reason CheckAclfile(const Args& args) {
-  if (args.size() != 2) return WrongArgumentCount();
-  if (args[1].empty()) return std::nullopt;
-  return std::string("latchd has no ACL users yet: aclfile must be empty");
 }
 
 // Renaming or removing a command is a security measure: ignoring it would re-enable the
@@ -137,7 +133,6 @@ Reason CheckAclfile(const Args& args) {
 Reason RefuseRenameCommand(const Args&) {
   return std::string("latchd does not support rename-command");
 }
-Reason RefuseUser(const Args&) { return std::string("latchd has no ACL users yet"); }
 Reason RefuseLoadmodule(const Args&) { return std::string("latchd does not load Redis modules"); }
 Reason RefuseSentinel(const Args&) {
   return std::string("sentinel directive while not in sentinel mode");
@@ -234,9 +229,9 @@ constexpr std::array kIgnored = {
     Int("databases", 1, kIntMax), Special("lua-replicate-commands", AcceptOneArgument),
     Enum("enable-protected-configs", "no,yes,local"), Enum("enable-module-command", "no,yes,local"),
     Special("loadmodule", RefuseLoadmodule, true), Special("rename-command", RefuseRenameCommand, true),
-    // ACL users and TLS: a separate issue.
-    Special("aclfile", CheckAclfile), Int("acllog-max-len", 0, kLongMax),
-    Enum("acl-pubsub-default", "allchannels,resetchannels"), Special("user", RefuseUser, true),
+    // ACL: the log's length (ACL LOG keeps no entries) and the default for new users'
+    // channels are accepted.
+    Int("acllog-max-len", 0, kLongMax), Enum("acl-pubsub-default", "allchannels,resetchannels"),
     // TLS for replication and cluster links, and the client certificate latchd would present
     // on them: latchd makes no outgoing connections (its TLS directives are real ones).
     Bool("tls-cluster"), Bool("tls-replication"), String("tls-client-cert-file"),

@@ -6,6 +6,7 @@
 
 #include <spdlog/logger.h>
 
+#include "acl/permission.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "scripting/lua_bridge.h"
@@ -83,6 +84,11 @@ bool RunCommand(lua_State* L, LuaRun& run) {
     PushRefusal(L, caller, "This Redis command is not allowed from script");
     return true;
   }
+  std::vector<std::string_view> views(args.begin(), args.end());
+  if (std::string_view denied = acl::ScriptDenial(caller, *spec, views); !denied.empty()) {
+    PushRefusal(L, caller, denied);
+    return true;
+  }
   if (spec->flags & kCmdWrite) {
     if (run.read_only) {
       PushRefusal(L, caller, "Write commands are not allowed from read-only scripts.");
@@ -97,7 +103,6 @@ bool RunCommand(lua_State* L, LuaRun& run) {
     }
     run.control->wrote.store(true, std::memory_order_relaxed);
   }
-  std::vector<std::string_view> views(args.begin(), args.end());
   run.scratch.clear();
   run.session.proto = run.resp;
   // The command's own error reply is counted as it is written, as for a client's command.
