@@ -60,6 +60,11 @@ CommandTable::CommandTable() {
   RegisterCompareCommands(*this);
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
+  RegisterHashCommands(*this);
+  RegisterZSetCommands(*this);
+  RegisterZSetRangeCommands(*this);
+  RegisterStringEditCommands(*this);
+  RegisterKeyMoveCommands(*this);
   journal::RegisterPersistenceCommands(*this);
 }
 

@@ -112,6 +112,11 @@ void RegisterLockCommands(CommandTable& t);     // lock_commands.cpp
 void RegisterCompareCommands(CommandTable& t);  // compare_commands.cpp: DELEX, DIGEST, DELIFEQ
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterScriptingCommands(CommandTable& t);  // script_commands.cpp: EVAL*, SCRIPT
+void RegisterHashCommands(CommandTable& t);          // hash_commands.cpp
+void RegisterZSetCommands(CommandTable& t);          // zset_commands.cpp
+void RegisterZSetRangeCommands(CommandTable& t);     // zset_range_commands.cpp
+void RegisterStringEditCommands(CommandTable& t);    // string_edit_commands.cpp
+void RegisterKeyMoveCommands(CommandTable& t);       // key_move_commands.cpp
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

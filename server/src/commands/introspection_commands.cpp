@@ -42,6 +42,8 @@ std::vector<std::string> AclCategories(const CommandSpec& c) {
     cat.append(c.group == "generic" ? std::string_view("keyspace") : c.group);
     v.push_back(std::move(cat));
   }
+  if (c.group == "hash") v.push_back("@hash");
+  if (c.group == "sorted-set") v.push_back("@sortedset");
   if (c.flags & kCmdAdmin) v.push_back("@admin");
   if (c.flags & kCmdAdmin) v.push_back("@dangerous");
   if (c.flags & kCmdFast) {
