@@ -163,10 +163,37 @@ TEST(ContainerStore, HashKeepsInsertionOrderWhileSmall) {
   EXPECT_TRUE(h.small());
   EXPECT_TRUE(h.Set("long", std::string(65, 'x')));
   EXPECT_FALSE(h.small());
-  EXPECT_EQ(*h.Get("b"), "3");
+  std::string_view v;
+  EXPECT_TRUE(h.Get("b", &v));
+  EXPECT_EQ(v, "3");
   EXPECT_TRUE(h.Erase("b"));
-  EXPECT_EQ(h.Get("b"), nullptr);
+  EXPECT_FALSE(h.Has("b"));
   EXPECT_EQ(h.size(), 2u);
+}
+
+TEST(ContainerStore, HashMatchesAModelAcrossItsConversion) {
+  std::mt19937_64 rng(3);
+  HashValue h;
+  std::map<std::string, std::string> model;
+  for (int step = 0; step < 5000; ++step) {
+    const std::string f = "f" + std::to_string(rng() % 200);
+    if (rng() % 3 == 0) {
+      ASSERT_EQ(h.Erase(f), model.erase(f) == 1);
+    } else {
+      const std::string v(rng() % 70, static_cast<char>('a' + rng() % 26));
+      ASSERT_EQ(h.Set(f, v), model.count(f) == 0);
+      model[f] = v;
+    }
+    ASSERT_EQ(h.size(), model.size());
+  }
+  std::map<std::string, std::string> seen;
+  h.ForEach([&](std::string_view f, std::string_view v) { seen[std::string(f)] = v; });
+  EXPECT_EQ(seen, model);
+  auto copy = h.Clone();
+  seen.clear();
+  static_cast<HashValue*>(copy.get())->ForEach(
+      [&](std::string_view f, std::string_view v) { seen[std::string(f)] = v; });
+  EXPECT_EQ(seen, model);
 }
 
 TEST(FloatText, ParsesAndPrintsAsRedis) {

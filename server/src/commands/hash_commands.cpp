@@ -59,9 +59,9 @@ void HSetNxCommand(CommandContext& ctx) {
 void HGetCommand(CommandContext& ctx) {
   const HashValue* h;
   if (!ReadHash(ctx, &h)) return;
-  const std::string* v = h != nullptr ? h->Get(ctx.arg(2)) : nullptr;
-  if (v == nullptr) return ctx.out.Null();
-  ctx.out.Bulk(*v);
+  std::string_view v;
+  if (h == nullptr || !h->Get(ctx.arg(2), &v)) return ctx.out.Null();
+  ctx.out.Bulk(v);
 }
 
 void HMGetCommand(CommandContext& ctx) {
@@ -69,11 +69,11 @@ void HMGetCommand(CommandContext& ctx) {
   if (!ReadHash(ctx, &h)) return;
   ctx.out.ArrayHeader(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    const std::string* v = h != nullptr ? h->Get(ctx.arg(i)) : nullptr;
-    if (v == nullptr) {
+    std::string_view v;
+    if (h == nullptr || !h->Get(ctx.arg(i), &v)) {
       ctx.out.Null();
     } else {
-      ctx.out.Bulk(*v);
+      ctx.out.Bulk(v);
     }
   }
 }
@@ -90,7 +90,7 @@ void HDelCommand(CommandContext& ctx) {
 void HExistsCommand(CommandContext& ctx) {
   const HashValue* h;
   if (!ReadHash(ctx, &h)) return;
-  ctx.out.Integer(h != nullptr && h->Get(ctx.arg(2)) != nullptr ? 1 : 0);
+  ctx.out.Integer(h != nullptr && h->Has(ctx.arg(2)) ? 1 : 0);
 }
 
 void HLenCommand(CommandContext& ctx) {
@@ -102,8 +102,8 @@ void HLenCommand(CommandContext& ctx) {
 void HStrLenCommand(CommandContext& ctx) {
   const HashValue* h;
   if (!ReadHash(ctx, &h)) return;
-  const std::string* v = h != nullptr ? h->Get(ctx.arg(2)) : nullptr;
-  ctx.out.Integer(v != nullptr ? static_cast<std::int64_t>(v->size()) : 0);
+  std::string_view v;
+  ctx.out.Integer(h != nullptr && h->Get(ctx.arg(2), &v) ? static_cast<std::int64_t>(v.size()) : 0);
 }
 
 // HGETALL (a map in RESP3), HKEYS, HVALS.

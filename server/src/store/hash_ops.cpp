@@ -33,7 +33,7 @@ OpStatus OpHSet(const KeyRef& k, std::span<const std::string_view> pairs, bool n
   HashValue* h;
   if (OpStatus s = FindContainer(k, env, &o, &h); s != OpStatus::kOk) return s;
   *added = 0;
-  if (nx && h != nullptr && h->Get(pairs[0]) != nullptr) return OpStatus::kNotMet;
+  if (nx && h != nullptr && h->Has(pairs[0])) return OpStatus::kNotMet;
   std::unique_ptr<HashValue> fresh;
   HashValue* target = h;
   if (target == nullptr) {
@@ -72,8 +72,8 @@ OpStatus OpHIncrBy(const KeyRef& k, std::string_view field, std::int64_t delta, 
   HashValue* h;
   if (OpStatus s = FindContainer(k, env, &o, &h); s != OpStatus::kOk) return s;
   std::int64_t cur = 0;
-  if (const std::string* v = h != nullptr ? h->Get(field) : nullptr) {
-    if (!ParseInt64(*v, &cur)) return OpStatus::kNotInteger;
+  if (std::string_view v; h != nullptr && h->Get(field, &v)) {
+    if (!ParseInt64(v, &cur)) return OpStatus::kNotInteger;
   }
   if ((delta < 0 && cur < 0 && delta < LLONG_MIN - cur) ||
       (delta > 0 && cur > 0 && delta > LLONG_MAX - cur)) {
@@ -93,8 +93,8 @@ OpStatus OpHIncrByFloat(const KeyRef& k, std::string_view field, long double del
   HashValue* h;
   if (OpStatus s = FindContainer(k, env, &o, &h); s != OpStatus::kOk) return s;
   long double cur = 0;
-  if (const std::string* v = h != nullptr ? h->Get(field) : nullptr) {
-    if (!ParseLongDouble(*v, &cur)) return OpStatus::kNotFloat;
+  if (std::string_view v; h != nullptr && h->Get(field, &v)) {
+    if (!ParseLongDouble(v, &cur)) return OpStatus::kNotFloat;
   }
   const long double next = cur + delta;
   if (std::isnan(next) || std::isinf(next)) return OpStatus::kOverflow;

@@ -46,7 +46,19 @@ ZSetValue::Node* ZSetValue::NewNode(int level, double score, std::string_view me
 
 void ZSetValue::FreeNode(Node* n) { std::free(n); }
 
-ZSetValue::ZSetValue() : head_(NewNode(kMaxLevel, 0, {})) {}
+ZSetValue::ZSetValue() : head_(NewNode(4, 0, {})), head_cap_(4) {}
+
+// The head is the only node nothing points back to (a first node's back link is null), so
+// it can move.
+void ZSetValue::GrowHead(int level) {
+  int cap = head_cap_;
+  while (cap < level) cap *= 2;
+  Node* bigger = NewNode(cap, 0, {});
+  for (int i = 0; i < head_cap_; ++i) bigger->levels_[i] = head_->levels_[i];
+  FreeNode(head_);
+  head_ = bigger;
+  head_cap_ = cap;
+}
 
 ZSetValue::~ZSetValue() {
   Node* n = head_;
@@ -59,12 +71,17 @@ ZSetValue::~ZSetValue() {
 
 std::unique_ptr<Container> ZSetValue::Clone() const {
   auto copy = std::make_unique<ZSetValue>();
-  copy->index_.reserve(length_);
   for (const Node* n = First(); n != nullptr; n = n->next()) copy->Insert(n->member(), n->score());
   return copy;
 }
 
 const ZSetValue::Node* ZSetValue::Find(std::string_view member) const {
+  if (!indexed_) {
+    for (const Node* n = First(); n != nullptr; n = n->next()) {
+      if (n->member() == member) return n;
+    }
+    return nullptr;
+  }
   auto it = index_.find(member);
   return it == index_.end() ? nullptr : *it;
 }
@@ -83,6 +100,7 @@ void ZSetValue::Path(double score, std::string_view member, Node** update,
 }
 
 void ZSetValue::Link(Node* n) {
+  if (n->level_ > head_cap_) GrowHead(n->level_);  // before Path() takes the head's address
   Node* update[kMaxLevel];
   std::size_t rank[kMaxLevel];
   Path(n->score_, n->member(), update, rank);
@@ -134,8 +152,16 @@ void ZSetValue::Unlink(Node* n) {
 
 void ZSetValue::Insert(std::string_view member, double score) {
   Node* n = NewNode(RandomLevel(), score, member);
-  index_.insert(n);
   Link(n);
+  if (indexed_) {
+    index_.insert(n);
+  } else if (length_ > kIndexFrom) {
+    index_.reserve(length_ * 2);
+    for (Node* x = head_->levels_[0].forward; x != nullptr; x = x->levels_[0].forward) {
+      index_.insert(x);
+    }
+    indexed_ = true;
+  }
 }
 
 void ZSetValue::Update(const Node* node, double score) {
@@ -153,7 +179,7 @@ void ZSetValue::Update(const Node* node, double score) {
 
 void ZSetValue::Erase(const Node* node) {
   Node* n = const_cast<Node*>(node);
-  index_.erase(n->member());
+  if (indexed_) index_.erase(n->member());
   Unlink(n);
   FreeNode(n);
 }

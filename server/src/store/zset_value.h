@@ -4,6 +4,10 @@
 // of the nodes keyed by member for O(1) ZSCORE and duplicate checks. Each member lives once,
 // inside its node (one allocation per member: score, back link, levels, member bytes); the
 // index holds only node pointers.
+//
+// Small sets stay small (a semaphore holds a handful of members): the head grows its levels
+// as the list needs them (not 32 up front), and the member index is built only past
+// kIndexFrom members (a lookup below that walks the list).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -27,6 +31,7 @@ struct ScoreRange {
 class ZSetValue final : public Container {
  public:
   static constexpr int kMaxLevel = 32;
+  static constexpr std::size_t kIndexFrom = 16;
 
   class Node {
    public:
@@ -102,6 +107,7 @@ class ZSetValue final : public Container {
   // its 1-based rank (the head: 0).
   void Path(double score, std::string_view member, Node** update, std::size_t* rank) const;
   void Link(Node* n);  // inserts n by its score and member
+  void GrowHead(int level);
   void Unlink(Node* n);
   bool InRange(const ScoreRange& r) const;
 
@@ -109,6 +115,8 @@ class ZSetValue final : public Container {
   Node* tail_ = nullptr;
   std::size_t length_ = 0;
   int level_ = 1;
+  int head_cap_;        // levels the head node has room for
+  bool indexed_ = false;  // index_ holds every node (size() passed kIndexFrom once)
   tsl::robin_set<Node*, MemberHash, MemberEq> index_;
 };
 
