@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, kCategoryCount> kNames = {
 std::uint32_t GroupCategory(std::string_view group) {
   static constexpr std::pair<std::string_view, std::uint32_t> kGroups[] = {
       {"generic", kKeyspace},   {"string", kString},      {"hash", kHash},
-      {"list", kList},          {"set", kSet},            {"sorted_set", kSortedSet},
+      {"list", kList},          {"set", kSet},            {"sorted-set", kSortedSet},
       {"bitmap", kBitmap},      {"hyperloglog", kHyperLogLog}, {"geo", kGeo},
       {"stream", kStream},      {"pubsub", kPubSub},      {"connection", kConnection},
       {"transactions", kTransaction}, {"scripting", kScripting}, {"lock", kLock}};

@@ -67,6 +67,11 @@ CommandTable::CommandTable() {
   RegisterScriptingCommands(*this);
   RegisterPubsubCommands(*this);
   RegisterAclCommands(*this);
+  RegisterHashCommands(*this);
+  RegisterZSetCommands(*this);
+  RegisterZSetRangeCommands(*this);
+  RegisterStringEditCommands(*this);
+  RegisterKeyMoveCommands(*this);
   journal::RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
   RegisterSlowlogCommands(*this);

@@ -125,6 +125,11 @@ void RegisterMonitorCommand(CommandTable& t);   // monitor.cpp
 void AddClientAdminSubcommands(CommandSpec& client);
 void AddConfigRewriteSubcommand(CommandSpec& config);  // config_rewrite_command.cpp
 void RegisterAclCommands(CommandTable& t);        // acl_commands.cpp: ACL *
+void RegisterHashCommands(CommandTable& t);          // hash_commands.cpp
+void RegisterZSetCommands(CommandTable& t);          // zset_commands.cpp
+void RegisterZSetRangeCommands(CommandTable& t);     // zset_range_commands.cpp
+void RegisterStringEditCommands(CommandTable& t);    // string_edit_commands.cpp
+void RegisterKeyMoveCommands(CommandTable& t);       // key_move_commands.cpp
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

@@ -34,6 +34,7 @@ void DelExCommand(CommandContext& ctx) {
   }
   switch (store::OpDelIf(ctx.key(0), cond, arg, ctx.env())) {
     case store::OpStatus::kBadDigest: return ctx.out.Error(kDigestFormatError);
+    case store::OpStatus::kWrongType: return ctx.out.Error(errors::kWrongType);
     case store::OpStatus::kOk: return ctx.out.Integer(1);
     default: return ctx.out.Integer(0);
   }
@@ -44,6 +45,7 @@ void DigestCommand(CommandContext& ctx) {
   const KeyRef& k = ctx.key(0);
   store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) return ctx.out.Null();
+  if (o->is_container()) return ctx.out.Error(errors::kWrongType);
   ctx.out.Bulk(DigestHex(o->value()));
 }
 
@@ -51,6 +53,7 @@ void DigestCommand(CommandContext& ctx) {
 void DelIfEqCommand(CommandContext& ctx) {
   const store::OpStatus status =
       store::OpDelIf(ctx.key(0), ValueCond::kIfEq, ctx.arg(2), ctx.env());
+  if (status == store::OpStatus::kWrongType) return ctx.out.Error(errors::kWrongType);
   ctx.out.Integer(status == store::OpStatus::kOk ? 1 : 0);
 }
 

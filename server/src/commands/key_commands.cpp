@@ -73,7 +73,8 @@ void ExistsCommand(CommandContext& ctx) {
 
 void TypeCommand(CommandContext& ctx) {
   const KeyRef& k = ctx.key(0);
-  ctx.out.Simple(k.shard->Find(k.key, k.hash, ctx.now.mono_ms) ? "string" : "none");
+  const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  ctx.out.Simple(o != nullptr ? store::TypeName(o->type()) : "none");
 }
 
 // Redis skips the match when the pattern is "*".
@@ -180,12 +181,13 @@ void ScanCommand(CommandContext& ctx) {
   std::vector<std::string_view> keys;
   for (auto& [h, key] : batch) {
     if (has_pattern && !GlobMatch(pattern, key, false)) continue;
-    if (has_type && !EqualsNoCase(type, "string")) continue;
     // Expired keys are filtered: check under the key's shard lock.
     const KeyRef k{key, h, &ks.ShardFor(h)};
     ShardSet lock;
     if (!lock.Lock(ks, k, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
-    if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr) continue;
+    const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+    if (o == nullptr) continue;
+    if (has_type && !EqualsNoCase(type, store::TypeName(o->type()))) continue;
     keys.push_back(key);
   }
   ctx.out.ArrayHeader(2);

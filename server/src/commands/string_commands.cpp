@@ -108,6 +108,7 @@ void SetCommand(CommandContext& ctx) {
   store::SetResult r;
   const store::OpStatus status = store::OpSet(ctx.key(0), ctx.arg(2), p, ctx.env(), &r);
   if (status == store::OpStatus::kBadDigest) return ctx.out.Error(kDigestFormatError);
+  if (status == store::OpStatus::kWrongType) return ctx.out.Error(errors::kWrongType);
   // With GET the old value is the reply whether or not the value was set.
   if (p.get) {
     if (r.had_old) {
@@ -135,10 +136,15 @@ void CountHit(CommandContext& ctx, bool hit) {
       .fetch_add(1, std::memory_order_relaxed);
 }
 
-// GET's reply for a looked-up key (nil when missing), counted as a hit or a miss.
-void ReplyValue(CommandContext& ctx, const KeyRef& k) {
+// GET's reply for a looked-up key (nil when missing), counted as a hit or a miss. A key of
+// another type is WRONGTYPE for GET, nil within MGET (Redis's rules).
+void ReplyValue(CommandContext& ctx, const KeyRef& k, bool wrongtype_is_nil = false) {
   const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
   CountHit(ctx, o != nullptr);
+  if (o != nullptr && o->is_container()) {
+    if (wrongtype_is_nil) return ctx.out.Null();
+    return ctx.out.Error(errors::kWrongType);
+  }
   if (o == nullptr) {
     ctx.out.Null();
   } else {
@@ -149,6 +155,11 @@ void ReplyValue(CommandContext& ctx, const KeyRef& k) {
 void GetCommand(CommandContext& ctx) { ReplyValue(ctx, ctx.key(0)); }
 
 void GetDelCommand(CommandContext& ctx) {
+  const KeyRef& k = ctx.key(0);
+  if (const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+      o != nullptr && o->is_container()) {
+    return ctx.out.Error(errors::kWrongType);
+  }
   std::string value;
   const bool found = store::OpGetDel(ctx.key(0), ctx.env(), &value);
   CountHit(ctx, found);
@@ -161,7 +172,7 @@ void GetDelCommand(CommandContext& ctx) {
 
 void MGetCommand(CommandContext& ctx) {
   ctx.out.ArrayHeader(ctx.keys.size());
-  for (const KeyRef& k : ctx.keys) ReplyValue(ctx, k);
+  for (const KeyRef& k : ctx.keys) ReplyValue(ctx, k, true);
 }
 
 // INCRBY and friends: the value must parse as int64; the TTL is kept.
@@ -170,6 +181,7 @@ void IncrBy(CommandContext& ctx, std::int64_t delta) {
   switch (store::OpIncrBy(ctx.key(0), delta, ctx.env(), &next)) {
     case store::OpStatus::kNotInteger: return ctx.out.Error(errors::kNotInteger);
     case store::OpStatus::kOverflow: return ctx.out.Error(errors::kOverflow);
+    case store::OpStatus::kWrongType: return ctx.out.Error(errors::kWrongType);
     default: return ctx.out.Integer(next);
   }
 }

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "journal/container_records.h"
 #include "journal/record_codec.h"
 #include "store/keyspace.h"
 #include "store/lock_table.h"
@@ -42,7 +43,40 @@ class Applier {
           LoadResult& result)
       : ks_(ks), tokens_(tokens), now_(now), result_(result) {}
 
+  // A MULTI ... EXEC group (a hash or sorted set, container_records.h) applies at its EXEC;
+  // one cut off by the end of a file is dropped (DiscardOpen), as Redis reverts it.
   bool Apply(std::span<const std::string_view> a) {
+    if (a.size() == 1 && EqualsNoCase(a[0], "MULTI")) {
+      in_multi_ = true;
+      pending_.clear();
+      return true;
+    }
+    if (a.size() == 1 && EqualsNoCase(a[0], "EXEC")) {
+      if (!in_multi_) return false;
+      in_multi_ = false;
+      for (const auto& record : pending_) {
+        if (!ApplyOne(record)) return false;
+      }
+      pending_.clear();
+      return true;
+    }
+    if (in_multi_) {
+      pending_.emplace_back(a.begin(), a.end());
+      return true;
+    }
+    return ApplyOne(a);
+  }
+
+  // True when an unfinished MULTI group was dropped.
+  bool DiscardOpen() {
+    const bool open = in_multi_;
+    in_multi_ = false;
+    pending_.clear();
+    return open;
+  }
+
+ private:
+  bool ApplyOne(std::span<const std::string_view> a) {
     const std::string_view cmd = a[0];
     if (EqualsNoCase(cmd, "SET") && (a.size() == 3 || a.size() == 5)) {
       std::int64_t deadline = 0;
@@ -73,13 +107,14 @@ class Applier {
         store::ShardGuard lock(ks_.shard(i));
         ks_.shard(i).Clear();
       }
+    } else if (ApplyContainerRecord(ks_, a, now_)) {
+      return true;
     } else if (!EqualsNoCase(cmd, "SELECT")) {
       return false;
     }
     return true;
   }
 
- private:
   bool Deadline(std::string_view opt, std::string_view value, std::int64_t* wall_ms) {
     std::uint64_t v = 0;
     if (!EqualsNoCase(opt, "PXAT") || !ParseUnsigned(value, &v) || v == 0) return false;
@@ -151,6 +186,8 @@ class Applier {
   store::FencingTokens& tokens_;
   const TimeSnapshot& now_;
   LoadResult& result_;
+  bool in_multi_ = false;
+  std::vector<std::vector<std::string_view>> pending_;  // views into the file being loaded
 };
 
 // Loads one file. `last`: the only file whose torn tail may be cut.
@@ -197,6 +234,9 @@ void LoadFile(const AofPaths& paths, const AofFile& file, bool last, bool load_t
                     ". You can: 1) Make a backup of your AOF file, then use ./redis-check-aof "
                     "--fix <filename.manifest>. 2) Alternatively you can set the "
                     "'aof-load-truncated' configuration option to yes and restart the server.");
+  }
+  if (applier.DiscardOpen()) {
+    spdlog::warn("Revert incomplete MULTI/EXEC transaction in AOF file {}", file.name);
   }
   result.total_size += data.size();
   if (file.type == 'b') result.base_size = data.size();

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "journal/loader.h"
+#include "journal/container_records.h"
 #include "journal/record_codec.h"
 #include "server_state.h"
 #include "store/object.h"
@@ -147,7 +148,9 @@ void Persistence::KeyModified(const store::Object& o, const TimeSnapshot& now) {
   if (o.has_expire()) deadline = std::max<std::int64_t>(1, now.MonoToWall(o.expire_at()));
   j->Append([&](std::string* out) {
     if (timestamps_.load(std::memory_order_relaxed)) Timestamp(out, now);
-    if (const std::uint64_t token = o.token(); token != 0) {
+    if (o.is_container()) {
+      EncodeContainer(out, o, deadline);
+    } else if (const std::uint64_t token = o.token(); token != 0) {
       EncodeLock(out, o.key(), o.value(), token, deadline);
     } else {
       EncodeSet(out, o.key(), o.value(), deadline);

@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "journal/container_records.h"
 #include "journal/persistence.h"
 #include "journal/record_codec.h"
 #include "server_state.h"
@@ -86,7 +87,9 @@ std::uint64_t Persistence::WriteSnapshot(int fd) {
         if (o->expired(now.mono_ms)) return;
         const std::int64_t deadline =
             o->has_expire() ? std::max<std::int64_t>(1, now.MonoToWall(o->expire_at())) : 0;
-        if (o->token() != 0) {
+        if (o->is_container()) {
+          EncodeContainer(&out, *o, deadline);
+        } else if (o->token() != 0) {
           EncodeLock(&out, o->key(), o->value(), o->token(), deadline);
         } else {
           EncodeSet(&out, o->key(), o->value(), deadline);

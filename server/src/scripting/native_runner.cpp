@@ -58,7 +58,7 @@ store::Object* Get(CommandContext& ctx, const KeyRef& k) {
 }
 
 bool Owns(const store::Object* o, std::string_view owner) {
-  return o != nullptr && o->value() == owner;
+  return o != nullptr && !o->is_container() && o->value() == owner;
 }
 
 // SET key value PX ttl (the value replaces any old one; the TTL is the new one).
@@ -92,6 +92,7 @@ bool CompareAndDelete(CommandContext& ctx, std::span<const std::string_view> key
   if (!k.locked()) return true;
   // The lock idiom's release, counted as such (a non-owner's attempt too).
   const store::OpStatus s = store::OpDelIf(k[0], ValueCond::kIfEq, owner, ctx.env());
+  if (s == store::OpStatus::kWrongType) return false;  // Lua raises Redis's WRONGTYPE
   CountHit(ctx, s != store::OpStatus::kNoKey);  // the script's GET
   if (s == store::OpStatus::kNoKey && minus_one_when_missing) return ctx.out.Integer(-1), true;
   ctx.out.Integer(s == store::OpStatus::kOk ? 1 : 0);

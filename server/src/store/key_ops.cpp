@@ -41,6 +41,7 @@ OpStatus OpPersist(const KeyRef& k, const OpEnv& env) {
 OpStatus OpDelIf(const KeyRef& k, ValueCond cond, std::string_view arg, const OpEnv& env) {
   Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
   if (o == nullptr) return OpStatus::kNoKey;
+  if (cond != ValueCond::kNone && o->is_container()) return OpStatus::kWrongType;
   switch (CheckValueCond(cond, arg, o->value())) {
     case CondResult::kBadDigest:
       return OpStatus::kBadDigest;
@@ -61,7 +62,7 @@ OpStatus OpExpireIfOwner(const KeyRef& k, std::string_view owner, std::int64_t d
                          const OpEnv& env) {
   Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
   if (o == nullptr) return OpStatus::kNoKey;
-  if (o->value() != owner) return OpStatus::kNotMet;
+  if (o->is_container() || o->value() != owner) return OpStatus::kNotMet;
   k.shard->SetDeadline(o, k.hash, deadline_ms);
   return OpStatus::kOk;
 }

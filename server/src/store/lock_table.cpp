@@ -131,7 +131,7 @@ std::optional<LockInfo> LockTable::Info(std::string_view key, std::uint64_t hash
   Object* o = shard_.Find(key, hash, now.mono_ms);
   if (o == nullptr) return std::nullopt;
   LockInfo info;
-  info.owner = std::string(o->value());
+  if (!o->is_container()) info.owner = std::string(o->value());  // a hash/zset has no owner
   info.ttl_ms = o->has_expire() ? o->expire_at() - now.mono_ms : -1;
   if (std::uint64_t token = o->token(); token != 0) info.token = token;
   if (auto it = entries_.find(key, hash); it != entries_.end()) info.waiters = it->second.size();

@@ -12,16 +12,39 @@
 // the top bit of key_len), so a held lock needs no entry in a side table. Keys and values are
 // therefore at most 2^31 - 1 bytes (proto-max-bulk-len is capped accordingly).
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string_view>
 
 #include "store/timer_wheel.h"
 
 namespace latch::store {
 
-// What an object's value is. Only strings exist today; a second family (hashes, sorted
-// sets) adds its tag here, its encoding behind the same block header, and its own Ops file
-// next to string_ops.h, while key_ops.h (DEL, EXPIRE, TTL) serves every type unchanged.
-enum class ObjectType : std::uint8_t { kString };
+// What an object's value is. A string's bytes live in the block; every other type keeps a
+// pointer to a heap Container in its 8 value bytes (flagged by bit 30 of key_len), and its
+// own Ops file next to string_ops.h (hash_ops.h, zset_ops.h), while key_ops.h (DEL, EXPIRE,
+// TTL) serves every type unchanged. The shard owns the container: it deletes it when the
+// object is erased, expires, is overwritten or its shard is flushed (Shard::FreeObject).
+enum class ObjectType : std::uint8_t { kString, kHash, kZSet };
+
+// The heap value of a non-string object (hash_value.h, zset_value.h).
+class Container {
+ public:
+  virtual ~Container() = default;
+  virtual ObjectType type() const = 0;
+  // A deep copy (COPY).
+  virtual std::unique_ptr<Container> Clone() const = 0;
+};
+
+// TYPE's answer.
+constexpr std::string_view TypeName(ObjectType t) {
+  switch (t) {
+    case ObjectType::kString: return "string";
+    case ObjectType::kHash: return "hash";
+    case ObjectType::kZSet: return "zset";
+  }
+  return "none";
+}
 
 class Object : public TimerNode {
  public:
@@ -41,9 +64,20 @@ class Object : public TimerNode {
   // Replaces the value in place; the caller checked ValueFits.
   void SetValue(std::string_view value);
 
-  // The tag lives in no bits yet: with one type there is nothing to store. The next type
-  // takes bit 30 of key_len_ (keys stay below proto-max-bulk-len's 512 MB default).
-  ObjectType type() const { return ObjectType::kString; }
+  // Bit 30 of key_len_ says the value is a Container pointer, whose own tag names the type
+  // (keys stay below proto-max-bulk-len's 512 MB default, so the bit is free).
+  ObjectType type() const { return is_container() ? container()->type() : ObjectType::kString; }
+  bool is_container() const { return (key_len_ & kContainerFlag) != 0; }
+  // The heap value of a hash or sorted set; only valid when is_container().
+  Container* container() const {
+    Container* c = nullptr;
+    std::memcpy(&c, bytes() + key_size(), sizeof(c));
+    return c;
+  }
+  // Shard only: whether the 8 value bytes are a Container pointer it owns.
+  void set_container(bool on) {
+    key_len_ = on ? (key_len_ | kContainerFlag) : (key_len_ & ~kContainerFlag);
+  }
   std::string_view key() const { return {bytes(), key_size()}; }
   std::string_view value() const { return {bytes() + key_size(), val_len_}; }
   // The fencing token of the LOCK.ACQUIRE grant that created the key, 0 when none.
@@ -56,8 +90,9 @@ class Object : public TimerNode {
  private:
   Object() = default;
   static constexpr std::uint32_t kTokenFlag = 0x80000000u;
+  static constexpr std::uint32_t kContainerFlag = 0x40000000u;
   bool has_token() const { return (key_len_ & kTokenFlag) != 0; }
-  std::size_t key_size() const { return key_len_ & ~kTokenFlag; }
+  std::size_t key_size() const { return key_len_ & ~(kTokenFlag | kContainerFlag); }
   std::size_t token_size() const { return has_token() ? sizeof(std::uint64_t) : 0; }
   const char* bytes() const { return reinterpret_cast<const char*>(this + 1) + token_size(); }
   char* bytes() { return reinterpret_cast<char*>(this + 1) + token_size(); }

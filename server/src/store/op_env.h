@@ -20,6 +20,8 @@ enum class OpStatus : std::uint8_t {
   kBadDigest,   // an IFDEQ/IFDNE digest is not 16 hex digits (checked only on a live key)
   kNotInteger,  // the stored value is not an integer (INCR)
   kOverflow,    // the result would overflow int64 (INCR)
+  kWrongType,   // the key holds another type (WRONGTYPE)
+  kNotFloat,    // the stored value or the result is not a valid float (HINCRBYFLOAT, ZINCRBY)
 };
 
 struct OpEnv {

@@ -1,5 +1,7 @@
 #include "store/shard.h"
 
+#include <cstring>
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -53,6 +55,33 @@ Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
 
 Object* Shard::Put(Object* existing, std::string_view key, std::uint64_t hash,
                    std::string_view value, Expiry expiry, std::uint64_t token) {
+  Object* o = Place(existing, key, hash, value, expiry, token);
+  Modified(KeyEvent::Kind::kWritten, o, hash);
+  return o;
+}
+
+Object* Shard::PutContainer(Object* existing, std::string_view key, std::uint64_t hash,
+                            std::unique_ptr<Container> value, Expiry expiry) {
+  Container* raw = value.get();
+  char bytes[sizeof(raw)];
+  std::memcpy(bytes, &raw, sizeof(raw));
+  Object* o = Place(existing, key, hash, std::string_view(bytes, sizeof(bytes)), expiry, 0);
+  value.release();
+  o->set_container(true);
+  ++containers_;
+  Modified(KeyEvent::Kind::kWritten, o, hash);
+  return o;
+}
+
+void Shard::DropContainer(Object* o) {
+  delete o->container();
+  o->set_container(false);
+  --containers_;
+}
+
+Object* Shard::Place(Object* existing, std::string_view key, std::uint64_t hash,
+                     std::string_view value, Expiry expiry, std::uint64_t token) {
+  if (existing != nullptr && existing->is_container()) DropContainer(existing);
   Object* o = existing;
   if (existing == nullptr) {
     set_.ReserveOne();  // a throw leaves nothing half-done
@@ -86,7 +115,6 @@ Object* Shard::Put(Object* existing, std::string_view key, std::uint64_t hash,
       wheel_.Schedule(o, expiry.deadline_ms);
       break;
   }
-  Modified(KeyEvent::Kind::kWritten, o, hash);
   return o;
 }
 
@@ -109,7 +137,12 @@ void Shard::Erase(Object* o, std::uint64_t hash) {
 
 void Shard::Clear() {
   // Every block goes at once: the wheel forgets its nodes without visiting them, the slab
-  // unmaps its pages, and the index frees its slots.
+  // unmaps its pages, and the index frees its slots. Only containers need a visit.
+  if (containers_ > 0) {
+    set_.ForEach([this](std::uint32_t h) {
+      if (At(h)->is_container()) DropContainer(At(h));
+    });
+  }
   wheel_.Reset();
   set_.Reset();
   slab_.Clear();

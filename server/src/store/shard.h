@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string_view>
 
@@ -70,6 +71,20 @@ class Shard {
   // overwrite keeps the old object's token). Returns the object now holding the key.
   Object* Put(Object* existing, std::string_view key, std::uint64_t hash, std::string_view value,
               Expiry expiry, std::uint64_t token = 0);
+  // Creates or overwrites key with a heap value (a hash, a sorted set), which the shard owns
+  // from now on; otherwise as Put (an overwritten container is freed).
+  Object* PutContainer(Object* existing, std::string_view key, std::uint64_t hash,
+                       std::unique_ptr<Container> value, Expiry expiry);
+  // Hands o's container to the caller (RENAME moves it): o is a plain object again, to be
+  // erased by the caller.
+  std::unique_ptr<Container> TakeContainer(Object* o) {
+    std::unique_ptr<Container> c(o->container());
+    o->set_container(false);
+    --containers_;
+    return c;
+  }
+  // Reports that o's container was changed in place (a kWritten event; the TTL stays).
+  void Changed(Object* o, std::uint64_t hash) { Modified(KeyEvent::Kind::kWritten, o, hash); }
   // Sets (deadline > 0) or removes (0) the key's monotonic deadline.
   void SetDeadline(Object* o, std::uint64_t hash, std::int64_t deadline_ms);
   // Removes o (the hook is told and may re-create the key for a lock waiter).
@@ -102,8 +117,17 @@ class Shard {
  private:
   Object* At(std::uint32_t h) const { return static_cast<Object*>(slab_.Get(h)); }
   Object* NewObject(std::string_view key, std::string_view value, std::uint64_t token);
-  // Gives the object's block back; it must be off the wheel and out of the set.
-  void FreeObject(Object* o) { slab_.Free(Slab::HandleOf(o)); }
+  // Gives the object's block (and its container) back; it must be off the wheel and out of
+  // the set.
+  void FreeObject(Object* o) {
+    if (o->is_container()) DropContainer(o);
+    slab_.Free(Slab::HandleOf(o));
+  }
+  // Deletes o's container and makes o a string again (its value bytes are stale).
+  void DropContainer(Object* o);
+  // Put without the key event.
+  Object* Place(Object* existing, std::string_view key, std::uint64_t hash, std::string_view value,
+                Expiry expiry, std::uint64_t token);
   // An object found past its deadline, already unlinked, leaves: counted, hook told.
   Object* OnExpired(Object* o, std::uint64_t hash);
   void Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash);
@@ -118,6 +142,9 @@ class Shard {
   HandleTable set_;
   BasicTimerWheel<SlabSpace> wheel_;
   KeyEvents* events_ = nullptr;
+  // Objects holding a container: Clear() visits the keys only when some do, so a
+  // strings-only shard is still flushed by unmapping its slab.
+  std::size_t containers_ = 0;
   std::atomic<std::size_t> keys_{0};
   std::atomic<std::size_t> expires_{0};
   std::atomic<std::uint64_t> expired_total_{0};

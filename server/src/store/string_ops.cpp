@@ -42,6 +42,10 @@ OpStatus CheckSetCond(const SetParams& p, const Object* o, const OpEnv& env) {
 OpStatus OpSet(const KeyRef& k, std::string_view value, const SetParams& p, const OpEnv& env,
                SetResult* result) {
   Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
+  // SET overwrites any type, but GET and the value conditions read a string.
+  if (o != nullptr && o->is_container() && (p.get || p.cond == SetParams::Cond::kValue)) {
+    return OpStatus::kWrongType;
+  }
   const OpStatus status = CheckSetCond(p, o, env);
   if (status == OpStatus::kBadDigest) return status;
   if (p.get && result != nullptr) {
@@ -62,6 +66,7 @@ OpStatus OpSet(const KeyRef& k, std::string_view value, const SetParams& p, cons
 OpStatus OpIncrBy(const KeyRef& k, std::int64_t delta, const OpEnv& env, std::int64_t* out) {
   Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
   std::int64_t cur = 0;
+  if (o != nullptr && o->is_container()) return OpStatus::kWrongType;
   if (o != nullptr && !ParseInt64(o->value(), &cur)) return OpStatus::kNotInteger;
   if ((delta < 0 && cur < 0 && delta < LLONG_MIN - cur) ||
       (delta > 0 && cur > 0 && delta > LLONG_MAX - cur)) {

@@ -12,6 +12,7 @@ const PINNED = {
   '@redis/client': '1.6.1',
   '@upstash/redis': '1.39.0',
   '@upstash/lock': 'v0.2.1', // also spelled with a "v"
+  'redis-semaphore': '5.8.0',
   typescript: '5.9.3', // compiles the seed article's TypeScript in upstash.test.js
   'simple-redis-mutex': '2.1.0',
 };

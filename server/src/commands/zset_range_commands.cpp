@@ -1,0 +1,210 @@
+// ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES), ZRANGEBYSCORE, ZREVRANGEBYSCORE,
+// ZREVRANGE: Redis 7.0's option rules, errors and reply shapes (RESP3 WITHSCORES: one
+// [member, score] pair per element).
+#include <cstring>
+#include <vector>
+
+#include "commands/arg_parse.h"
+#include "commands/command_table.h"
+#include "commands/zset_reply.h"
+#include "store/zset_ops.h"
+
+namespace latch {
+namespace {
+
+using store::ZSetValue;
+using Node = ZSetValue::Node;
+
+enum class By { kAuto, kRank, kScore, kLex };
+
+struct RangeArgs {
+  By by = By::kAuto;
+  bool rev = false;
+  bool rev_allowed = true;  // ZRANGE takes REV; the older commands fix the direction
+  bool withscores = false;
+  std::int64_t offset = 0, limit = -1;
+  bool has_limit = false;
+};
+
+// One end of a BYLEX range: "-" / "+" (the ends of the set), "[x" inclusive, "(x" exclusive.
+struct LexEnd {
+  enum Kind { kMinusInf, kPlusInf, kValue } kind = kValue;
+  std::string_view value;
+  bool ex = false;
+};
+
+bool ParseLexEnd(std::string_view s, LexEnd* e) {
+  if (s.empty()) return false;
+  if (s == "-") return e->kind = LexEnd::kMinusInf, true;
+  if (s == "+") return e->kind = LexEnd::kPlusInf, true;
+  if (s[0] != '(' && s[0] != '[') return false;
+  e->ex = s[0] == '(';
+  e->value = s.substr(1);
+  return true;
+}
+
+// Compares a member with a range end: <0, 0, >0.
+int CompareLex(std::string_view m, const LexEnd& e) {
+  if (e.kind == LexEnd::kMinusInf) return 1;
+  if (e.kind == LexEnd::kPlusInf) return -1;
+  return m.compare(e.value);
+}
+
+// Parses the options after "key start stop". Replies the error and returns false.
+bool ParseRangeOptions(CommandContext& ctx, RangeArgs* a) {
+  for (std::size_t j = 4; j < ctx.argc(); ++j) {
+    const std::size_t left = ctx.argc() - j - 1;
+    const std::uint64_t w = FoldWord(ctx.arg(j));
+    if (EqualsNoCase(ctx.arg(j), "withscores")) {
+      a->withscores = true;
+    } else if (w == Word("limit") && left >= 2) {
+      if (!ParseInt64(ctx.arg(j + 1), &a->offset) || !ParseInt64(ctx.arg(j + 2), &a->limit)) {
+        ctx.out.Error(errors::kNotInteger);
+        return false;
+      }
+      a->has_limit = true;
+      j += 2;
+    } else if (a->rev_allowed && w == Word("rev")) {
+      a->rev = true;
+    } else if (a->by == By::kAuto && w == Word("bylex")) {
+      a->by = By::kLex;
+    } else if (a->by == By::kAuto && w == Word("byscore")) {
+      a->by = By::kScore;
+    } else {
+      ctx.out.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (a->by == By::kAuto) a->by = By::kRank;
+  // Redis checks the limit count, not the option: LIMIT 0 -1 passes by rank.
+  if (a->limit != -1 && a->by == By::kRank) {
+    ctx.out.Error(
+        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+    return false;
+  }
+  if (a->withscores && a->by == By::kLex) {
+    ctx.out.Error("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+    return false;
+  }
+  return true;
+}
+
+void Reply(CommandContext& ctx, const std::vector<const Node*>& nodes, bool withscores) {
+  const bool pairs = withscores && ctx.session.proto >= 3;
+  ctx.out.ArrayHeader(withscores && !pairs ? nodes.size() * 2 : nodes.size());
+  for (const Node* n : nodes) {
+    if (pairs) ctx.out.ArrayHeader(2);
+    ctx.out.Bulk(n->member());
+    if (withscores) ctx.out.Double(n->score());
+  }
+}
+
+void ByRank(const ZSetValue& z, std::int64_t start, std::int64_t stop, bool rev,
+            std::vector<const Node*>* out) {
+  if (!store::ClampRankRange(static_cast<std::int64_t>(z.size()), &start, &stop)) return;
+  const auto size = static_cast<std::int64_t>(z.size());
+  const Node* n = z.AtRank(static_cast<std::size_t>(rev ? size - 1 - start : start));
+  for (std::int64_t i = start; i <= stop && n != nullptr; ++i) {
+    out->push_back(n);
+    n = rev ? n->prev() : n->next();
+  }
+}
+
+// Walks from `n` in the range's direction: skips `offset`, then takes up to `limit` (negative:
+// all) while `in` holds. A negative offset takes nothing, as in Redis.
+template <class In>
+void Walk(const Node* n, const RangeArgs& a, In in, std::vector<const Node*>* out) {
+  if (a.offset < 0) return;
+  for (std::int64_t skip = a.offset; n != nullptr && skip > 0; --skip) {
+    n = a.rev ? n->prev() : n->next();
+  }
+  for (std::int64_t left = a.limit; n != nullptr && left != 0 && in(n); --left) {
+    out->push_back(n);
+    n = a.rev ? n->prev() : n->next();
+  }
+}
+
+// The whole of ZRANGE and its older forms; `first` is the index of the key (1).
+void RangeGeneric(CommandContext& ctx, RangeArgs a) {
+  if (!ParseRangeOptions(ctx, &a)) return;
+  std::string_view lo = ctx.arg(2), hi = ctx.arg(3);
+  if (a.rev && a.by != By::kRank) std::swap(lo, hi);
+  std::int64_t start = 0, stop = 0;
+  store::ScoreRange range;
+  LexEnd lmin, lmax;
+  if (a.by == By::kRank && (!ParseInt64(lo, &start) || !ParseInt64(hi, &stop))) {
+    return ctx.out.Error(errors::kNotInteger);
+  }
+  if (a.by == By::kScore && !ParseScoreRange(lo, hi, &range)) {
+    return ctx.out.Error(kMinMaxNotFloat);
+  }
+  if (a.by == By::kLex && (!ParseLexEnd(lo, &lmin) || !ParseLexEnd(hi, &lmax))) {
+    return ctx.out.Error("ERR min or max not valid string range item");
+  }
+  const ZSetValue* z;
+  if (!ReadZSet(ctx, &z)) return;
+  std::vector<const Node*> nodes;
+  if (z == nullptr) return Reply(ctx, nodes, a.withscores);
+  if (a.by == By::kRank) {
+    ByRank(*z, start, stop, a.rev, &nodes);
+  } else if (a.by == By::kScore) {
+    if (a.offset > 0 && static_cast<std::size_t>(a.offset) >= z->size()) {
+      return Reply(ctx, nodes, a.withscores);
+    }
+    const Node* n = a.rev ? z->LastIn(range) : z->FirstIn(range);
+    Walk(n, a, [&](const Node* x) {
+      return a.rev ? range.AboveMin(x->score()) : range.BelowMax(x->score());
+    }, &nodes);
+  } else {
+    // Lexicographic ranges assume equal scores (Redis's contract): a linear walk from the
+    // range's first member.
+    auto above = [&](const Node* x) {
+      const int c = CompareLex(x->member(), lmin);
+      return lmin.ex ? c > 0 : c >= 0;
+    };
+    auto below = [&](const Node* x) {
+      const int c = CompareLex(x->member(), lmax);
+      return lmax.ex ? c < 0 : c <= 0;
+    };
+    const Node* n = a.rev ? z->Last() : z->First();
+    while (n != nullptr && !(a.rev ? below(n) : above(n))) n = a.rev ? n->prev() : n->next();
+    Walk(n, a, [&](const Node* x) { return a.rev ? above(x) : below(x); }, &nodes);
+  }
+  Reply(ctx, nodes, a.withscores);
+}
+
+void ZRangeCommand(CommandContext& ctx) { RangeGeneric(ctx, RangeArgs{}); }
+
+void ZRevRangeCommand(CommandContext& ctx) {
+  RangeGeneric(ctx, RangeArgs{.by = By::kRank, .rev = true, .rev_allowed = false});
+}
+
+void ZRangeByScoreCommand(CommandContext& ctx) {
+  RangeGeneric(ctx, RangeArgs{.by = By::kScore, .rev = false, .rev_allowed = false});
+}
+
+void ZRevRangeByScoreCommand(CommandContext& ctx) {
+  RangeGeneric(ctx, RangeArgs{.by = By::kScore, .rev = true, .rev_allowed = false});
+}
+
+void Add(CommandTable& t, const char* name, int arity, CommandHandler handler,
+         std::string_view summary, std::string_view since) {
+  t.Add({.name = name, .arity = arity, .flags = kCmdReadonly, .first_key = 1, .last_key = 1,
+         .key_step = 1, .handler = handler, .group = "sorted-set", .summary = summary,
+         .since = since});
+}
+
+}  // namespace
+
+void RegisterZSetRangeCommands(CommandTable& t) {
+  Add(t, "zrange", -4, ZRangeCommand, "Returns members in a sorted set within a range of indexes.",
+      "1.2.0");
+  Add(t, "zrevrange", -4, ZRevRangeCommand,
+      "Returns members in a sorted set within a range of indexes in reverse order.", "1.2.0");
+  Add(t, "zrangebyscore", -4, ZRangeByScoreCommand,
+      "Returns members in a sorted set within a range of scores.", "1.0.5");
+  Add(t, "zrevrangebyscore", -4, ZRevRangeByScoreCommand,
+      "Returns members in a sorted set within a range of scores in reverse order.", "2.2.0");
+}
+
+}  // namespace latch
