@@ -60,8 +60,8 @@ Denial CheckKeys(const User& u, const CommandSpec& spec, std::span<const std::st
 }
 
 // Pub/sub is another engineer's: PUBLISH/SUBSCRIBE are checked here once they exist.
-Denial CheckChannels(const User& u, const CommandSpec& spec,
-                     std::span<const std::string_view> args, std::size_t* pos) {
+Denial CheckChannels(const User& u, const CommandSpec& spec, std::span<const std::string_view> args,
+                     std::size_t* pos) {
   const std::string_view n = spec.name;
   const bool one = n == "publish" || n == "spublish";
   const bool all = n == "subscribe" || n == "ssubscribe" || n == "psubscribe";
@@ -155,8 +155,7 @@ bool AllowedSlow(CommandContext& ctx, const CommandSpec& spec, std::string* erro
   } else if (d == Denial::kKey) {
     *error = "NOPERM this user has no permissions to access one of the keys used as arguments";
   } else {
-    *error =
-        "NOPERM this user has no permissions to access one of the channels used as arguments";
+    *error = "NOPERM this user has no permissions to access one of the channels used as arguments";
   }
   return false;
 }
@@ -192,9 +191,9 @@ bool Login(CommandContext& ctx, std::string_view name, std::string_view pass) {
   std::shared_ptr<const User> u = ctx.server.acl->Authenticate(name, pass);
   if (u == nullptr) {
     ctx.server.acl->denied_auth.fetch_add(1, std::memory_order_relaxed);
-    ctx.server.acl->log().Add(LogEntry{1, "auth", "toplevel", "AUTH", std::string(name), 0,
-                                       ClientLine(ctx)},
-                              ctx.now.wall_ms);
+    ctx.server.acl->log().Add(
+        LogEntry{1, "auth", "toplevel", "AUTH", std::string(name), 0, ClientLine(ctx)},
+        ctx.now.wall_ms);
     return false;
   }
   SessionAcl& a = ctx.session.acl;
