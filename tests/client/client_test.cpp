@@ -228,6 +228,48 @@ TEST_F(RedisHandshakeTest, AuthAndSelectFromTheUrl) {
   }
 }
 
+// ACL users from the URL (issue 12): redis://user:pass@host logs in as that user (HELLO 3
+// AUTH or AUTH user pass), on latchd as on Redis; one team's user cannot DEL (nor, on
+// latchd, LOCK.RELEASE) the other team's locks.
+TEST(ClientAclTest, UserAndPasswordFromTheUrl) {
+  for (auto kind : {ChildServer::Kind::kRedis, ChildServer::Kind::kLatchd}) {
+    ChildServer server(kind, {});
+    ASSERT_TRUE(server.ok()) << server.error();
+    const std::string base = "127.0.0.1:" + std::to_string(server.port());
+    Client admin(ClientOptions::FromUrl("redis://" + base).value());
+    for (const char* team : {"payments", "reporting"}) {
+      ASSERT_EQ(admin.command_sync("ACL", "SETUSER", team, "on", std::string(">") + team + "-pw",
+                                   std::string("~lock:") + team + ":*", "+@all")
+                    ->str,
+                "OK");
+    }
+    ASSERT_EQ(admin.command_sync("SET", "lock:payments:1", "tok")->str, "OK");
+    for (int protocol : {2, 3}) {
+      SCOPED_TRACE(protocol);
+      auto options = ClientOptions::FromUrl("redis://reporting:reporting-pw@" + base).value();
+      options.protocol = protocol;
+      Client reporting(options);
+      EXPECT_EQ(reporting.command_sync("ACL", "WHOAMI")->str, "reporting");
+      const std::string denied =
+          "NOPERM this user has no permissions to access one of the keys used as arguments";
+      auto del = reporting.command_sync("DEL", "lock:payments:1");
+      ASSERT_TRUE(del.ok()) << del.error().ToString();
+      EXPECT_TRUE(del->is_error());
+      EXPECT_EQ(del->str, denied);
+      if (kind == ChildServer::Kind::kLatchd) {
+        EXPECT_EQ(reporting.command_sync("LOCK.RELEASE", "lock:payments:1", "tok")->str, denied);
+      }
+      auto wrong = ClientOptions::FromUrl("redis://reporting:nope@" + base).value();
+      wrong.protocol = protocol;
+      Client refused(wrong);
+      auto r = refused.command_sync("PING");
+      ASSERT_FALSE(r.ok());
+      EXPECT_NE(r.error().message.find("WRONGPASS"), std::string::npos) << r.error().message;
+    }
+    EXPECT_EQ(admin.command_sync("GET", "lock:payments:1")->str, "tok");
+  }
+}
+
 TEST(ClientOptionsTest, UrlsAsRedisUsersWriteThem) {
   auto e = Endpoint::Parse("redis://app:p%40ss@cache.local:6390/2").value();
   EXPECT_EQ(e.user, "app");

@@ -6,6 +6,7 @@
 // Bounded: about a minute and a half in all on a loaded two-core machine (ctest -L robust).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -216,6 +217,46 @@ TEST_F(Robust, ScriptLoop) {
   std::this_thread::sleep_for(500ms);
   EXPECT_GT(probe_->samples(), samples_after_kill + 20) << "the probe runs normal rounds";
   EXPECT_EQ(probe_->busy_replies(), busy_after_kill);
+}
+
+// An AUTH brute force (issue 12): four connections pipeline wrong passwords for two seconds.
+// Every refusal is counted in INFO acl_access_denied_auth, the right password still works,
+// and the probe's p99 bound holds (TearDown): a failed AUTH costs one SHA-256 and a log
+// entry, with no delay that would hold a worker.
+TEST_F(Robust, AuthBruteForce) {
+  ASSERT_EQ(admin_->Command("ACL", "SETUSER", "victim", "on", ">right", "~*", "+@all"),
+            "+OK\r\n");
+  std::atomic<long long> refused{0};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> attackers;
+  for (int t = 0; t < 4; ++t) {
+    attackers.emplace_back([&, t] {
+      RawConnection c(port(), 10s);
+      std::string batch;
+      for (int i = 0; i < 100; ++i) {
+        batch += RawConnection::Encode({"AUTH", "victim", "guess" + std::to_string(t * 1000 + i)});
+      }
+      const auto end = std::chrono::steady_clock::now() + 2s;
+      while (std::chrono::steady_clock::now() < end) {
+        if (!c.Send(batch)) return bad.fetch_add(1), void();
+        for (int i = 0; i < 100; ++i) {
+          std::optional<std::string> r = c.ReadReply();
+          if (!r || !r->starts_with("-WRONGPASS")) return bad.fetch_add(1), void();
+          refused.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (std::thread& a : attackers) a.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GT(refused.load(), 1000);
+  const std::string info = admin_->Command("INFO", "stats");
+  const auto at = info.find("acl_access_denied_auth:");
+  ASSERT_NE(at, std::string::npos) << info;
+  EXPECT_EQ(std::stoll(info.substr(at + 23)), refused.load());
+  RawConnection user(port(), 10s);
+  EXPECT_EQ(user.Command("AUTH", "victim", "right"), "+OK\r\n");
+  std::printf("[ robust   ] %lld AUTH failures in 2 s\n", refused.load());
 }
 
 }  // namespace

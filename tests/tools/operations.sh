@@ -65,6 +65,8 @@ expect_match "cmdstat_set" "$stats" "cmdstat_set:calls=4,usec=[0-9]+,usec_per_ca
 expect_match "subcommand stats" "$stats" "cmdstat_config\|resetstat:calls=1,"
 latency="$(cli info latencystats | tr -d '\r')"
 expect_match "latencystats" "$latency" "latency_percentiles_usec_set:p50=[0-9]+\.[0-9]{3},p99=[0-9.]+,p99\.9=[0-9.]+"
+expect_match "LATENCY HISTOGRAM" "$(cli latency histogram set config)" \
+  "^set"$'\n'"calls"$'\n'"4"$'\n'"histogram_usec"$'\n'"[0-9]+"$'\n'"[0-9]+"$'\n'".*config\|resetstat"
 cli config resetstat >/dev/null
 [[ "$(cli info commandstats)" != *cmdstat_set:* ]] || fail "RESETSTAT left cmdstat_set"
 

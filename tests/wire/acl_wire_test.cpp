@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
 
@@ -28,8 +30,8 @@ long long InfoField(RawConnection& c, const std::string& field) {
 TEST(AclWire, OneTeamCannotReleaseAnotherTeamsLocks) {
   EmbeddedServer server;
   RawConnection admin(server.port());
-  ASSERT_EQ(admin.Command("ACL", "SETUSER", "payments", "on", ">pay", "~lock:payments:*",
-                          "-@all", "+@lock", "+get", "+set", "+del"),
+  ASSERT_EQ(admin.Command("ACL", "SETUSER", "payments", "on", ">pay", "~lock:payments:*", "-@all",
+                          "+@lock", "+get", "+set", "+del"),
             "+OK\r\n");
   ASSERT_EQ(admin.Command("ACL", "SETUSER", "reporting", "on", ">rep", "~lock:reporting:*",
                           "%R~lock:*", "-@all", "+@lock", "+@read", "+del"),
@@ -134,8 +136,8 @@ TEST(AclWire, UserDirectivesAndAuthFailures) {
 }
 
 TEST(AclWire, AclFileSaveAndLoad) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("latch-acl-" + std::to_string(::getpid()) + ".acl");
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("latch-acl-" + std::to_string(::getpid()) + ".acl");
   {
     std::ofstream f(path);
     f << "# comment\nuser ops on >opspw ~* +@all\n";

@@ -1,7 +1,7 @@
 #include "acl/acl_file.h"
 
-#include <cstdio>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>

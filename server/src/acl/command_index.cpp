@@ -9,19 +9,28 @@ namespace latch::acl {
 namespace {
 
 constexpr std::array<std::string_view, kCategoryCount> kNames = {
-    "keyspace", "read",     "write",     "set",        "sortedset",   "list",
-    "hash",     "string",   "bitmap",    "hyperloglog", "geo",        "stream",
-    "pubsub",   "admin",    "fast",      "slow",       "blocking",    "dangerous",
-    "connection", "transaction", "scripting", "lock"};
+    "keyspace", "read",        "write",      "set",         "sortedset", "list",  "hash", "string",
+    "bitmap",   "hyperloglog", "geo",        "stream",      "pubsub",    "admin", "fast", "slow",
+    "blocking", "dangerous",   "connection", "transaction", "scripting", "lock"};
 
 // The data-type category of a COMMAND DOCS group. Groups not listed (server) add none.
 std::uint32_t GroupCategory(std::string_view group) {
   static constexpr std::pair<std::string_view, std::uint32_t> kGroups[] = {
-      {"generic", kKeyspace},   {"string", kString},      {"hash", kHash},
-      {"list", kList},          {"set", kSet},            {"sorted-set", kSortedSet},
-      {"bitmap", kBitmap},      {"hyperloglog", kHyperLogLog}, {"geo", kGeo},
-      {"stream", kStream},      {"pubsub", kPubSub},      {"connection", kConnection},
-      {"transactions", kTransaction}, {"scripting", kScripting}, {"lock", kLock}};
+      {"generic", kKeyspace},
+      {"string", kString},
+      {"hash", kHash},
+      {"list", kList},
+      {"set", kSet},
+      {"sorted-set", kSortedSet},
+      {"bitmap", kBitmap},
+      {"hyperloglog", kHyperLogLog},
+      {"geo", kGeo},
+      {"stream", kStream},
+      {"pubsub", kPubSub},
+      {"connection", kConnection},
+      {"transactions", kTransaction},
+      {"scripting", kScripting},
+      {"lock", kLock}};
   for (const auto& [name, cat] : kGroups) {
     if (group == name) return cat;
   }
@@ -31,11 +40,16 @@ std::uint32_t GroupCategory(std::string_view group) {
 // Categories Redis's command table gives by hand, beyond what flags and groups say.
 std::uint32_t ByHand(std::string_view name) {
   static constexpr std::pair<std::string_view, std::uint32_t> kExtra[] = {
-      {"keys", kDangerous},           {"flushall", kKeyspace | kDangerous},
-      {"flushdb", kKeyspace | kDangerous}, {"dbsize", kKeyspace},
-      {"info", kDangerous},           {"sort", kDangerous},
-      {"swapdb", kKeyspace | kDangerous}, {"randomkey", kKeyspace},
-      {"client|kill", kConnection},   {"client|list", kConnection | kDangerous}};
+      {"keys", kDangerous},
+      {"flushall", kKeyspace | kDangerous},
+      {"flushdb", kKeyspace | kDangerous},
+      {"dbsize", kKeyspace},
+      {"info", kDangerous},
+      {"sort", kDangerous},
+      {"swapdb", kKeyspace | kDangerous},
+      {"randomkey", kKeyspace},
+      {"client|kill", kConnection},
+      {"client|list", kConnection | kDangerous}};
   for (const auto& [n, cat] : kExtra) {
     if (name == n) return cat;
   }

@@ -2,13 +2,13 @@
 // What the ACL code knows of the command table: every command and subcommand numbered once
 // (the bit a user's permission set keeps for it) with its categories. Built from the table
 // after every family registered, so commands added later get ids and categories unchanged.
+#include <tsl/robin_map.h>
+
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <tsl/robin_map.h>
 
 namespace latch {
 struct CommandSpec;
@@ -19,15 +19,31 @@ namespace latch::acl {
 
 // Redis's category names in Redis's order (ACL CAT, COMMAND INFO), then latchd's @lock.
 enum Category : std::uint32_t {
-  kKeyspace = 1u << 0, kRead = 1u << 1, kWrite = 1u << 2, kSet = 1u << 3, kSortedSet = 1u << 4,
-  kList = 1u << 5, kHash = 1u << 6, kString = 1u << 7, kBitmap = 1u << 8,
-  kHyperLogLog = 1u << 9, kGeo = 1u << 10, kStream = 1u << 11, kPubSub = 1u << 12,
-  kAdmin = 1u << 13, kFast = 1u << 14, kSlow = 1u << 15, kBlocking = 1u << 16,
-  kDangerous = 1u << 17, kConnection = 1u << 18, kTransaction = 1u << 19,
-  kScripting = 1u << 20, kLock = 1u << 21,
+  kKeyspace = 1u << 0,
+  kRead = 1u << 1,
+  kWrite = 1u << 2,
+  kSet = 1u << 3,
+  kSortedSet = 1u << 4,
+  kList = 1u << 5,
+  kHash = 1u << 6,
+  kString = 1u << 7,
+  kBitmap = 1u << 8,
+  kHyperLogLog = 1u << 9,
+  kGeo = 1u << 10,
+  kStream = 1u << 11,
+  kPubSub = 1u << 12,
+  kAdmin = 1u << 13,
+  kFast = 1u << 14,
+  kSlow = 1u << 15,
+  kBlocking = 1u << 16,
+  kDangerous = 1u << 17,
+  kConnection = 1u << 18,
+  kTransaction = 1u << 19,
+  kScripting = 1u << 20,
+  kLock = 1u << 21,
 };
 inline constexpr std::size_t kCategoryCount = 22;
-std::span<const std::string_view> CategoryNames();  // bit i is CategoryNames()[i]
+std::span<const std::string_view> CategoryNames();    // bit i is CategoryNames()[i]
 std::uint32_t CategoryByName(std::string_view name);  // case-insensitive; 0 when unknown
 // Derived from the spec's flags and group (Redis's implicit rules plus the group's data-type
 // category) and a few names Redis marks @dangerous or @keyspace by hand.

@@ -60,8 +60,8 @@ Denial CheckKeys(const User& u, const CommandSpec& spec, std::span<const std::st
 }
 
 // Pub/sub is another engineer's: PUBLISH/SUBSCRIBE are checked here once they exist.
-Denial CheckChannels(const User& u, const CommandSpec& spec,
-                     std::span<const std::string_view> args, std::size_t* pos) {
+Denial CheckChannels(const User& u, const CommandSpec& spec, std::span<const std::string_view> args,
+                     std::size_t* pos) {
   const std::string_view n = spec.name;
   const bool one = n == "publish" || n == "spublish";
   const bool all = n == "subscribe" || n == "ssubscribe" || n == "psubscribe";
@@ -77,6 +77,7 @@ Denial CheckChannels(const User& u, const CommandSpec& spec,
 
 std::string ClientLine(CommandContext& ctx) {
   std::string line;
+  if (ctx.session.info == nullptr) return line;
   std::lock_guard lock(ctx.server.clients.mu);
   AppendClientLine(*ctx.session.info, ctx.now.mono_ms, &line);
   if (!line.empty() && line.back() == '\n') line.pop_back();
@@ -126,7 +127,7 @@ Denial CheckCommand(const User& user, const CommandIndex::Entry& entry,
 
 bool AllowedSlow(CommandContext& ctx, const CommandSpec& spec, std::string* error) {
   // A script's redis.call was checked with the caller's user (ScriptDenial).
-  if (ctx.origin == CommandOrigin::kScript) return true;
+  if (ctx.origin == CommandOrigin::kScript || !ctx.server.acl->attached()) return true;
   if (!Refresh(ctx)) {
     ctx.session.close_after_reply = true;  // ACL DELUSER of this connection's user
     error->clear();
@@ -154,8 +155,7 @@ bool AllowedSlow(CommandContext& ctx, const CommandSpec& spec, std::string* erro
   } else if (d == Denial::kKey) {
     *error = "NOPERM this user has no permissions to access one of the keys used as arguments";
   } else {
-    *error =
-        "NOPERM this user has no permissions to access one of the channels used as arguments";
+    *error = "NOPERM this user has no permissions to access one of the channels used as arguments";
   }
   return false;
 }
@@ -166,6 +166,7 @@ std::string_view ScriptDenial(CommandContext& caller, const CommandSpec& spec,
       caller.session.acl.generation == caller.server.acl->generation()) {
     return {};
   }
+  if (!caller.server.acl->attached()) return {};
   if (!Refresh(caller)) return "The user executing the script can't run this command or subcommand";
   if (caller.session.acl.unrestricted) return {};
   const CommandIndex::Entry* entry = caller.server.acl->index().Of(&spec);
@@ -190,9 +191,9 @@ bool Login(CommandContext& ctx, std::string_view name, std::string_view pass) {
   std::shared_ptr<const User> u = ctx.server.acl->Authenticate(name, pass);
   if (u == nullptr) {
     ctx.server.acl->denied_auth.fetch_add(1, std::memory_order_relaxed);
-    ctx.server.acl->log().Add(LogEntry{1, "auth", "toplevel", "AUTH", std::string(name), 0,
-                                       ClientLine(ctx)},
-                              ctx.now.wall_ms);
+    ctx.server.acl->log().Add(
+        LogEntry{1, "auth", "toplevel", "AUTH", std::string(name), 0, ClientLine(ctx)},
+        ctx.now.wall_ms);
     return false;
   }
   SessionAcl& a = ctx.session.acl;

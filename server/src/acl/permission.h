@@ -31,7 +31,8 @@ bool AllowedSlow(CommandContext& ctx, const CommandSpec& spec, std::string* erro
 // closed without a reply, as Redis closes such clients.
 inline bool Allowed(CommandContext& ctx, const CommandSpec& spec, std::string* error) {
   const SessionAcl& a = ctx.session.acl;
-  if (a.unrestricted && a.generation == ctx.server.acl->generation()) [[likely]] return true;
+  if (a.unrestricted && a.generation == ctx.server.acl->generation()) [[likely]]
+    return true;
   return AllowedSlow(ctx, spec, error);
 }
 

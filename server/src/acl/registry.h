@@ -31,6 +31,9 @@ class Registry {
   explicit Registry(const CommandTable* const& commands) : commands_(commands) {}
 
   std::uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
+  // False while ServerState has no command table (unit tests that build state by hand):
+  // no user but the default can exist then, and every command is allowed.
+  bool attached() const { return commands_ != nullptr; }
   const CommandIndex& index() const;
 
   std::shared_ptr<const User> Find(std::string_view name) const;

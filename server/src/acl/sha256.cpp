@@ -44,7 +44,14 @@ void Compress(std::array<std::uint32_t, 8>& h, const unsigned char* block) {
     b = a;
     a = t1 + t2;
   }
-  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
+  h[5] += f;
+  h[6] += g;
+  h[7] += k;
 }
 
 }  // namespace
@@ -61,7 +68,8 @@ std::string Sha256Hex(std::string_view data) {
   tail[n] = 0x80;
   const std::size_t blocks = n + 9 > 64 ? 2 : 1;
   const std::uint64_t bits = std::uint64_t{data.size()} * 8;
-  for (int i = 0; i < 8; ++i) tail[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    tail[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
   for (std::size_t b = 0; b < blocks; ++b) Compress(h, tail + 64 * b);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

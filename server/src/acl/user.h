@@ -29,7 +29,7 @@ struct User {
   enum class Sanitize : std::uint8_t { kUnset, kSanitize, kSkip } sanitize = Sanitize::kUnset;
   std::vector<std::string> passwords;  // SHA-256 hex digests, in the order added
   std::vector<std::uint64_t> allowed;  // bit per CommandIndex id
-  bool all_commands = false;  // +@all with nothing taken away since
+  bool all_commands = false;           // +@all with nothing taken away since
   // Set by +@all, cleared only by -@all (Redis's reserved "future commands" bit): ACL LIST
   // starts from +@all and subtracts while it is set, even after "-del".
   bool future_commands = false;

@@ -70,7 +70,9 @@ std::string DescribeCommands(const User& u, const CommandIndex& idx) {
     const std::uint32_t cat = 1u << best;
     SetCategory(fake, idx, cat, additive);
     SetCategory(temp, idx, cat, !additive);
-    rules.append(additive ? "+@" : "-@").append(names[static_cast<std::size_t>(best)]).push_back(' ');
+    rules.append(additive ? "+@" : "-@")
+        .append(names[static_cast<std::size_t>(best)])
+        .push_back(' ');
     applied[static_cast<std::size_t>(best)] = 1;
   }
   for (const auto& e : idx.entries()) {

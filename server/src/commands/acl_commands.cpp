@@ -160,8 +160,9 @@ void SaveCommand(CommandContext& ctx) {
   const std::string path = AclFilePath(ctx);
   if (path.empty()) return ctx.out.Error(kNoAclFile);
   if (!acl::SaveAclFile(Acl(ctx), path)) {
-    return ctx.out.Error("ERR There was an error trying to save the ACLs. Please check the "
-                         "server logs for more information");
+    return ctx.out.Error(
+        "ERR There was an error trying to save the ACLs. Please check the "
+        "server logs for more information");
   }
   ctx.out.Ok();
 }
@@ -169,17 +170,20 @@ void SaveCommand(CommandContext& ctx) {
 void GenPassCommand(CommandContext& ctx) {
   std::int64_t bits = 256;
   if (ctx.argc() == 3 && !ParseInt64(ctx.arg(2), &bits)) return ctx.out.Error(errors::kNotInteger);
-  if (ctx.argc() > 3) return ctx.out.Error("ERR wrong number of arguments for 'acl|genpass' command");
+  if (ctx.argc() > 3)
+    return ctx.out.Error("ERR wrong number of arguments for 'acl|genpass' command");
   if (bits <= 0 || bits > 4096) {
-    return ctx.out.Error("ERR ACL GENPASS argument must be the number of bits for the output "
-                         "password, a positive number up to 4096");
+    return ctx.out.Error(
+        "ERR ACL GENPASS argument must be the number of bits for the output "
+        "password, a positive number up to 4096");
   }
   static constexpr char kHex[] = "0123456789abcdef";
   std::random_device rd;  // the kernel's CSPRNG on Linux
   std::string pass(static_cast<std::size_t>((bits + 3) / 4), '0');
   for (std::size_t i = 0; i < pass.size(); i += 8) {
     unsigned word = rd();
-    for (std::size_t j = i; j < pass.size() && j < i + 8; ++j, word >>= 4) pass[j] = kHex[word & 15];
+    for (std::size_t j = i; j < pass.size() && j < i + 8; ++j, word >>= 4)
+      pass[j] = kHex[word & 15];
   }
   ctx.out.Bulk(pass);
 }
@@ -246,16 +250,24 @@ void HelpCommand(CommandContext& ctx) {
 
 CommandSpec Sub(std::string name, int arity, std::uint32_t flags, CommandHandler h,
                 std::string_view summary, std::string_view since) {
-  return CommandSpec{.name = "acl|" + std::move(name), .arity = arity,
-                     .flags = flags | kCmdNoScript | kCmdLoading | kCmdStale, .handler = h,
-                     .group = "server", .summary = summary, .since = since};
+  return CommandSpec{.name = "acl|" + std::move(name),
+                     .arity = arity,
+                     .flags = flags | kCmdNoScript | kCmdLoading | kCmdStale,
+                     .handler = h,
+                     .group = "server",
+                     .summary = summary,
+                     .since = since};
 }
 
 }  // namespace
 
 void RegisterAclCommands(CommandTable& t) {
-  CommandSpec acl{.name = "acl", .arity = -2, .flags = 0, .group = "server",
-                  .summary = "A container for Access List Control commands.", .since = "6.0.0"};
+  CommandSpec acl{.name = "acl",
+                  .arity = -2,
+                  .flags = 0,
+                  .group = "server",
+                  .summary = "A container for Access List Control commands.",
+                  .since = "6.0.0"};
   auto& s = acl.subcommands;
   s.push_back(Sub("cat", -2, 0, CatCommand,
                   "Lists the ACL categories, or the commands inside a category.", "6.0.0"));
@@ -263,18 +275,22 @@ void RegisterAclCommands(CommandTable& t) {
                   "Deletes ACL users, and terminates their connections.", "6.0.0"));
   s.push_back(Sub("dryrun", -4, kCmdAdmin, DryRunCommand,
                   "Simulates the execution of a command by a user, without executing the "
-                  "command.", "7.0.0"));
+                  "command.",
+                  "7.0.0"));
   s.push_back(Sub("genpass", -2, 0, GenPassCommand,
                   "Generates a pseudorandom, secure password that can be used to identify ACL "
-                  "users.", "6.0.0"));
-  s.push_back(Sub("getuser", 3, kCmdAdmin, GetUserCommand, "Lists the ACL rules of a user.",
+                  "users.",
                   "6.0.0"));
+  s.push_back(
+      Sub("getuser", 3, kCmdAdmin, GetUserCommand, "Lists the ACL rules of a user.", "6.0.0"));
   s.push_back(Sub("help", 2, 0, HelpCommand,
                   "Returns helpful text about the different subcommands.", "6.0.0"));
   s.push_back(Sub("list", 2, kCmdAdmin, ListCommand,
                   "Dumps the effective rules in ACL file format.", "6.0.0"));
-  s.push_back(Sub("load", 2, kCmdAdmin, LoadCommand, "Reloads the rules from the configured ACL "
-                  "file.", "6.0.0"));
+  s.push_back(Sub("load", 2, kCmdAdmin, LoadCommand,
+                  "Reloads the rules from the configured ACL "
+                  "file.",
+                  "6.0.0"));
   s.push_back(Sub("log", -2, kCmdAdmin, LogCommand,
                   "Lists recent security events generated due to ACL rules.", "6.0.0"));
   s.push_back(Sub("save", 2, kCmdAdmin, SaveCommand,

@@ -1,11 +1,66 @@
 // LATENCY LATEST/HISTORY/RESET/DOCTOR/GRAPH/HELP as Redis answers them when no event ever
 // crossed latency-monitor-threshold: latchd records no latency events (its per-command
 // latencies are in INFO latencystats and /metrics instead), so this is also what it answers
-// with a threshold set.
+// with a threshold set. LATENCY HISTOGRAM reports the per-command latencies.
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "commands/command_table.h"
+#include "metrics/command_stats.h"
 
 namespace latch {
 namespace {
+
+// The commands LATENCY HISTOGRAM names: "config|get" form or a plain name; a container
+// stands for its subcommands; unknown names are skipped, as in Redis.
+void AddNamed(const CommandTable& table, std::string_view name,
+              std::vector<const CommandSpec*>* out) {
+  const auto bar = name.find('|');
+  const CommandSpec* spec = table.Find(name.substr(0, bar));
+  if (spec != nullptr && bar != std::string_view::npos) {
+    spec = spec->FindSubcommand(name.substr(bar + 1));
+  }
+  if (spec == nullptr) return;
+  if (!spec->IsContainer()) return out->push_back(spec);
+  for (const CommandSpec& sub : spec->subcommands) out->push_back(&sub);
+}
+
+// LATENCY HISTOGRAM [command ...]: each command that ran, with its calls and the cumulative
+// distribution of its latencies (metrics/command_stats.h).
+void LatencyHistogramCommand(CommandContext& ctx) {
+  const CommandTable& table = *ctx.server.commands;
+  std::vector<const CommandSpec*> specs;
+  if (ctx.argc() == 2) {
+    table.ForEach([&](const CommandSpec& spec) { AddNamed(table, spec.name, &specs); });
+  } else {
+    for (std::size_t i = 2; i < ctx.argc(); ++i) AddNamed(table, ctx.arg(i), &specs);
+  }
+  struct Row {
+    const CommandSpec* spec;
+    std::uint64_t calls;
+    std::vector<std::pair<std::int64_t, std::uint64_t>> cdf;
+  };
+  std::vector<Row> rows;
+  for (const CommandSpec* spec : specs) {
+    auto cdf = ctx.server.command_stats->CumulativeUsec(spec->stat_id);
+    if (cdf.empty()) continue;
+    rows.push_back({spec, cdf.back().second, std::move(cdf)});
+  }
+  ctx.out.MapHeader(rows.size());
+  for (const Row& r : rows) {
+    ctx.out.Bulk(r.spec->name);
+    ctx.out.MapHeader(2);
+    ctx.out.Bulk("calls");
+    ctx.out.Integer(static_cast<std::int64_t>(r.calls));
+    ctx.out.Bulk("histogram_usec");
+    ctx.out.MapHeader(r.cdf.size());
+    for (const auto& [usec, count] : r.cdf) {
+      ctx.out.Integer(usec);
+      ctx.out.Integer(static_cast<std::int64_t>(count));
+    }
+  }
+}
 
 void EmptyArrayCommand(CommandContext& ctx) { ctx.out.ArrayHeader(0); }
 
@@ -75,6 +130,10 @@ void RegisterLatencyCommands(CommandTable& t) {
       Sub("latency|graph", 3, LatencyGraphCommand, "Returns a latency graph for an event."));
   latency.subcommands.push_back(Sub("latency|doctor", 2, LatencyDoctorCommand,
                                     "Returns a human-readable latency analysis report."));
+  latency.subcommands.push_back(Sub("latency|histogram", -2, LatencyHistogramCommand,
+                                    "Returns the cumulative distribution of latencies of a "
+                                    "subset or all commands."));
+  latency.subcommands.back().since = "7.0.0";
   latency.subcommands.push_back(Sub("latency|help", 2, LatencyHelpCommand,
                                     "Returns helpful text about the different subcommands."));
   t.Add(std::move(latency));

@@ -92,21 +92,47 @@ CommandTotals CommandStats::Totals(std::uint16_t id) const {
   return t;
 }
 
-double CommandStats::PercentileUsec(std::uint16_t id, double percentile) const {
-  std::array<std::uint64_t, kLatencyBuckets> sum{};
+std::uint64_t CommandStats::SumHistograms(std::uint16_t id,
+                                          std::array<std::uint64_t, kLatencyBuckets>* sum) const {
   std::uint64_t total = 0;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& b : blocks_) {
-      const auto* h = b->slots[id].histogram.load(std::memory_order_acquire);
-      if (h == nullptr) continue;
-      for (std::size_t i = 0; i < sum.size(); ++i) {
-        const std::uint64_t n = (*h)[i].load(std::memory_order_relaxed);
-        sum[i] += n;
-        total += n;
-      }
+  std::lock_guard lock(mu_);
+  for (const auto& b : blocks_) {
+    const auto* h = b->slots[id].histogram.load(std::memory_order_acquire);
+    if (h == nullptr) continue;
+    for (std::size_t i = 0; i < sum->size(); ++i) {
+      const std::uint64_t n = (*h)[i].load(std::memory_order_relaxed);
+      (*sum)[i] += n;
+      total += n;
     }
   }
+  return total;
+}
+
+std::vector<std::pair<std::int64_t, std::uint64_t>> CommandStats::CumulativeUsec(
+    std::uint16_t id) const {
+  std::array<std::uint64_t, kLatencyBuckets> sum{};
+  const std::uint64_t total = SumHistograms(id, &sum);
+  std::vector<std::pair<std::int64_t, std::uint64_t>> out;
+  // A bucket of exponent e (16 of them per power of two) ends at or below 2^(e+1) ns, which is
+  // Redis's boundary 1024 << (e - 9): the boundaries line up exactly.
+  std::uint64_t cumulative = 0;
+  std::size_t next = 0;
+  for (int k = 0; cumulative < total && next < sum.size(); ++k) {
+    const double boundary = static_cast<double>(std::uint64_t{1024} << k);
+    while (next < sum.size() && BucketTopNanos(static_cast<int>(next)) <= boundary) {
+      cumulative += sum[next++];
+    }
+    if (cumulative > (out.empty() ? 0 : out.back().second)) {
+      out.emplace_back(static_cast<std::int64_t>(((std::uint64_t{1024} << k) - 1) / 1000),
+                       cumulative);
+    }
+  }
+  return out;
+}
+
+double CommandStats::PercentileUsec(std::uint16_t id, double percentile) const {
+  std::array<std::uint64_t, kLatencyBuckets> sum{};
+  const std::uint64_t total = SumHistograms(id, &sum);
   if (total == 0) return -1;
   // The smallest bucket at which at least `percentile` percent of the calls are counted.
   const double want = static_cast<double>(total) * percentile / 100.0;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace latch {
@@ -52,6 +53,9 @@ class CommandStats {
   // The value (in microseconds) under which `percentile` percent of the calls fell; -1 when
   // the command has no recorded call.
   double PercentileUsec(std::uint16_t id, double percentile) const;
+  // LATENCY HISTOGRAM: cumulative call counts at Redis's boundaries (1024 ns doubling, shown
+  // in whole microseconds as Redis shows them), only where the count grows.
+  std::vector<std::pair<std::int64_t, std::uint64_t>> CumulativeUsec(std::uint16_t id) const;
   // CONFIG RESETSTAT. A worker recording at the same instant may keep its last call.
   void Reset();
 
@@ -59,6 +63,9 @@ class CommandStats {
   struct Slot;
   struct Block;
   Block& Mine();
+  // Adds every thread's histogram of `id` into `sum`; returns the calls counted.
+  std::uint64_t SumHistograms(std::uint16_t id,
+                              std::array<std::uint64_t, kLatencyBuckets>* sum) const;
   const std::uint64_t instance_;  // tells a thread's cached block of another server apart
   mutable std::mutex mu_;         // blocks_ membership
   std::vector<std::unique_ptr<Block>> blocks_;
