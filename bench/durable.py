@@ -75,6 +75,7 @@ def measure(args, servers, wls, rounds):
             for m in order:
                 srv = servers[m]
                 srv.flush()
+                cpu0 = srv.cpu_seconds()
                 try:
                     r = fn(args, srv)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
@@ -82,12 +83,13 @@ def measure(args, servers, wls, rounds):
                 if "error" in r or r.get("errors") or r.get("failed_clients"):
                     print("  %s %s: %s" % (name, m, r.get("error") or r.get("first_error")))
                     continue
+                r["cpu_us"] = 1e6 * (srv.cpu_seconds() - cpu0) / r["units"]
                 runs[m].append(r)
         row = {"workload": name, "load": loads, "servers": {}}
         for m, rs in runs.items():
             if rs:
                 row["servers"][m] = {k: statistics.median(r[k] for r in rs)
-                                     for k in ("rps", "p50_us", "p99_us")}
+                                     for k in ("rps", "p50_us", "p99_us", "cpu_us")}
                 row["servers"][m]["rounds"] = len(rs)
         row["always_ratio"] = paired_ratio(runs["latch-always"], runs["redis-always"], "rps")
         row["always_p99_ratio"] = paired_ratio(runs["latch-always"], runs["redis-always"],
@@ -104,7 +106,8 @@ def one_line(row):
     parts = [row["workload"]]
     for m in MODES:
         d = row["servers"].get(m)
-        parts.append("%s %s rps p99 %s us" % (m, fmt(d and d["rps"]), fmt(d and d["p99_us"])))
+        parts.append("%s %s rps p99 %s us cpu %s us/req" % (
+            m, fmt(d and d["rps"]), fmt(d and d["p99_us"]), fmt(d and d["cpu_us"], "%.1f")))
     parts.append("always %s (p99 %s), everysec/off %s" % (
         fmt(row["always_ratio"], "%.2fx"), fmt(row["always_p99_ratio"], "%.2fx"),
         fmt(row["everysec_vs_off"], "%.2fx")))
@@ -115,23 +118,25 @@ def markdown(report):
     lines = ["Durable modes, %s, %d rounds interleaved; journals on %s; %s" % (
         report["date"], report["rounds"], report["filesystem"], report["machine"]), "",
         "| workload | mode | latchd rps | Redis rps | latchd p99 us | Redis p99 us | "
-        "latchd/Redis rps | p99 ratio | latchd everysec/off | load avg (per round) |",
-        "|---|---|---|---|---|---|---|---|---|---|"]
+        "latchd/Redis rps | p99 ratio | latchd everysec/off | CPU us/req latchd, Redis | "
+        "load avg (per round) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in report["rows"]:
         s = row["servers"]
-        load = " ".join("%.1f" % x for x in row["load"])
+        load = " ".join("%.1f" % x[0] for x in row["load"])
         for policy in ("always", "everysec"):
             lat, red = s.get("latch-" + policy, {}), s.get("redis-" + policy, {})
-            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s | %s |" % (
                 row["workload"], policy, fmt(lat.get("rps")), fmt(red.get("rps")),
                 fmt(lat.get("p99_us")), fmt(red.get("p99_us")),
                 fmt(row[policy + "_ratio"], "%.2fx"),
                 fmt(row["always_p99_ratio"], "%.2fx") if policy == "always" else "",
                 fmt(row["everysec_vs_off"], "%.2fx") if policy == "everysec" else "",
-                load))
+                fmt(lat.get("cpu_us"), "%.1f"), fmt(red.get("cpu_us"), "%.1f"), load))
         off = s.get("latch-off", {})
-        lines.append("| %s | off (latchd) | %s | | %s | | | | | |" % (
-            row["workload"], fmt(off.get("rps")), fmt(off.get("p99_us"))))
+        lines.append("| %s | off (latchd) | %s | | %s | | | | | %s | |" % (
+            row["workload"], fmt(off.get("rps")), fmt(off.get("p99_us")),
+            fmt(off.get("cpu_us"), "%.1f")))
     return "\n".join(lines) + "\n"
 
 

@@ -717,7 +717,7 @@ def main():
     args.latchd = os.path.join(args.build_dir, "server", "latchd")
     args.null = os.path.join(args.build_dir, "bench", "null_server")
     args.loadgen = os.path.join(args.build_dir, "bench", "latch_loadgen")
-    for path in (args.latchd, args.null, args.loadgen):
+    for path in (args.latchd, args.loadgen) + (() if args.durable else (args.null,)):
         if not os.access(path, os.X_OK):
             sys.exit("missing %s (build it, or drop --no-build)" % path)
     if not shutil.which("redis-server") or not shutil.which("redis-benchmark"):

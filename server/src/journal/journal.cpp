@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -13,6 +14,7 @@ namespace {
 using std::chrono::steady_clock;
 constexpr auto kEverysec = std::chrono::seconds(1);
 constexpr auto kRetryAfterError = std::chrono::milliseconds(100);
+constexpr auto kGatherAtMost = std::chrono::milliseconds(1);
 }  // namespace
 
 Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq)
@@ -114,9 +116,29 @@ void Journal::SyncFd(int fd) {
   }
 }
 
+// appendfsync always: the replies of the batch just synced were released a moment ago, and
+// their clients' next writes are on their way. Syncing at once what arrived during the last
+// sync splits the clients into two groups that take turns (each reply then waits for about
+// two syncs, and each sync carries half the clients: measured 373 records per fdatasync at
+// c50 P16 against Redis's 543). So when fewer records wait than the last batch held, wait
+// for them a little: at most a quarter of the last sync's duration (capped at 1 ms), until
+// as many records as the last batch are in. An idle server (nothing buffered) never waits.
+void Journal::GatherLocked(std::unique_lock<std::mutex>& lock, std::uint64_t last_batch,
+                           std::chrono::steady_clock::duration last_sync_took) {
+  const std::uint64_t waiting = appended_ - synced_;
+  if (waiting == 0 || waiting >= last_batch || stop_ || sync_requested_ || next_fd_ >= 0) return;
+  const auto limit = std::min<steady_clock::duration>(last_sync_took / 4, kGatherAtMost);
+  gathering_ = true;
+  gather_until_ = synced_ + last_batch;
+  cv_.wait_for(lock, limit, [&] { return appended_ >= gather_until_ || stop_; });
+  gathering_ = false;
+}
+
 void Journal::Run() {
   std::string batch;
   auto last_sync = steady_clock::now();
+  std::uint64_t last_batch = 0;  // records in the last batch synced under always
+  steady_clock::duration last_sync_took{};
   bool dirty = false;  // written since the last fdatasync
   std::unique_lock lock(mu_);
   for (;;) {
@@ -129,6 +151,7 @@ void Journal::Run() {
       }
     }
     writer_idle_ = false;
+    if (policy() == FsyncPolicy::kAlways) GatherLocked(lock, last_batch, last_sync_took);
     batch.swap(buf_);
     buf_.clear();
     const std::uint64_t end = appended_;
@@ -158,6 +181,8 @@ void Journal::Run() {
     if (dirty && (policy == FsyncPolicy::kAlways || sync_requested || stopping ||
                   (policy == FsyncPolicy::kEverysec && now - last_sync >= kEverysec))) {
       SyncFd(fd_);
+      last_sync_took = steady_clock::now() - now;
+      last_batch = end - synced_;  // synced_ is the end of the batch before (this thread's)
       last_sync = now;
       dirty = false;
       synced = true;

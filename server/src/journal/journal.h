@@ -16,6 +16,7 @@
 // Ordering: a store operation appends its record while it holds its shard's lock, so the
 // journal holds the records of one key in the order they happened.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -59,7 +60,7 @@ class Journal {
       std::lock_guard lock(mu_);
       encode(&buf_);
       seq = ++appended_;
-      wake = writer_idle_;
+      wake = writer_idle_ || (gathering_ && seq == gather_until_);
       writer_idle_ = false;
     }
     if (wake) cv_.notify_one();
@@ -96,6 +97,9 @@ class Journal {
     std::function<void()> done;
   };
   void Run();
+  // Under always, before taking a batch: waits briefly for the clients just answered (.cpp).
+  void GatherLocked(std::unique_lock<std::mutex>& lock, std::uint64_t last_batch,
+                    std::chrono::steady_clock::duration last_sync_took);
   // Writes all of `data` to fd (retrying short writes and EINTR). False on an error.
   bool WriteAll(int fd, const std::string& data);
   void SyncFd(int fd);
@@ -108,6 +112,8 @@ class Journal {
   std::uint64_t synced_ = 0;           // records written and (under always) synced
   std::uint64_t fsynced_ = 0;          // records covered by the last fdatasync
   bool writer_idle_ = false;
+  bool gathering_ = false;         // GatherLocked waits: Append wakes it at gather_until_
+  std::uint64_t gather_until_ = 0;
   bool stop_ = false;
   bool sync_requested_ = false;
   std::vector<Waiter> waiters_;
