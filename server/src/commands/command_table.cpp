@@ -61,6 +61,7 @@ CommandTable::CommandTable() {
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
   RegisterPubsubCommands(*this);
+  RegisterDbCommands(*this);
   journal::RegisterPersistenceCommands(*this);
 }
 

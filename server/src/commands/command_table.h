@@ -114,6 +114,7 @@ void RegisterCompareCommands(CommandTable& t);  // compare_commands.cpp: DELEX, 
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterScriptingCommands(CommandTable& t);  // script_commands.cpp: EVAL*, SCRIPT
 void RegisterPubsubCommands(CommandTable& t);     // pubsub_commands.cpp
+void RegisterDbCommands(CommandTable& t);         // db_commands.cpp: WAIT
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch
