@@ -125,6 +125,12 @@ std::string_view ArgumentNotation(std::string_view name) {
       {"renamenx", "key:key newkey:key"},
       {"copy", "source:key destination:key [REPLACE]"},
       {"touch", "key:key*"},
+      {"incrbyfloat", "key:key increment:double"},
+      {"zmscore", "key:key member:string*"},
+      {"zrangebylex", "key:key min:string max:string [{limit: LIMIT offset:integer count:integer}]"},
+      {"zrevrangebylex",
+       "key:key max:string min:string [{limit: LIMIT offset:integer count:integer}]"},
+      {"zlexcount", "key:key min:string max:string"},
   };
   for (const auto& [n, notation] : kTable) {
     if (n == name) return notation;

@@ -72,6 +72,7 @@ CommandTable::CommandTable() {
   RegisterZSetRangeCommands(*this);
   RegisterStringEditCommands(*this);
   RegisterKeyMoveCommands(*this);
+  RegisterDbCommands(*this);
   journal::RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
   RegisterSlowlogCommands(*this);
@@ -264,9 +265,9 @@ void CommandTable::RunHandler(const CommandSpec& spec, CommandContext& ctx) cons
     names = many;
   }
   KeyRefs refs;
-  refs.Resolve(ctx.server.keyspace, names);
+  refs.Resolve(ctx.db(), names);
   ShardSet held;
-  if (!held.Lock(ctx.server.keyspace, refs.refs(), GiveUpFlag(ctx))) {
+  if (!held.Lock(ctx.db(), refs.refs(), GiveUpFlag(ctx))) {
     ctx.out.Error(errors::kBusyScript);
     return;
   }

@@ -130,6 +130,7 @@ void RegisterZSetCommands(CommandTable& t);          // zset_commands.cpp
 void RegisterZSetRangeCommands(CommandTable& t);     // zset_range_commands.cpp
 void RegisterStringEditCommands(CommandTable& t);    // string_edit_commands.cpp
 void RegisterKeyMoveCommands(CommandTable& t);       // key_move_commands.cpp
+void RegisterDbCommands(CommandTable& t);         // db_commands.cpp: WAIT
 // Later families add their Register function here and call it in CommandTable's constructor.
 
 }  // namespace latch

@@ -109,6 +109,9 @@ struct CommandContext {
   std::string_view arg(std::size_t i) const { return args[i]; }
   std::size_t argc() const { return args.size(); }
   const store::KeyRef& key(std::size_t i) const { return keys[i]; }
+  // The keyspace of the database this command runs in: every handler finds its keys through
+  // here, never through server.keyspace, so that databases (SELECT) change one place.
+  store::Keyspace& db() const { return server.keyspace; }
   // What the Op layer needs: the time snapshot and the lock counters.
   store::OpEnv env() const {
     return store::OpEnv{now, &server.locks.stats(),

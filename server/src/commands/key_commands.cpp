@@ -83,7 +83,7 @@ bool MatchesAll(std::string_view pattern) { return pattern == "*"; }
 void KeysCommand(CommandContext& ctx) {
   std::string_view pattern = ctx.arg(1);
   std::vector<std::string> keys;
-  store::Keyspace& ks = ctx.server.keyspace;
+  store::Keyspace& ks = ctx.db();
   for (int i = 0; i < ks.shard_count(); ++i) {
     store::Shard& s = ks.shard(i);
     ShardSet lock;  // one shard at a time: other clients run in between
@@ -145,7 +145,7 @@ void ScanCommand(CommandContext& ctx) {
       return;
     }
   }
-  store::Keyspace& ks = ctx.server.keyspace;
+  store::Keyspace& ks = ctx.db();
   std::vector<std::pair<std::uint64_t, std::string>> batch;  // (hash, key) of visited keys
   std::uint64_t next = cursor;
   bool done = false;
@@ -197,7 +197,7 @@ void ScanCommand(CommandContext& ctx) {
 }
 
 void DbSizeCommand(CommandContext& ctx) {
-  ctx.out.Integer(static_cast<std::int64_t>(ctx.server.keyspace.TotalKeys()));
+  ctx.out.Integer(static_cast<std::int64_t>(ctx.db().TotalKeys()));
 }
 
 void FlushCommand(CommandContext& ctx) {
@@ -206,7 +206,7 @@ void FlushCommand(CommandContext& ctx) {
     ctx.out.Error(errors::kSyntax);
     return;
   }
-  store::Keyspace& ks = ctx.server.keyspace;
+  store::Keyspace& ks = ctx.db();
   // Every shard at once: no client sees half a flush.
   ShardSet all;
   if (!all.LockAll(ks, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);

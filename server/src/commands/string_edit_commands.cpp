@@ -10,6 +10,7 @@
 #include "commands/key_lock.h"
 #include "store/key_ops.h"
 #include "store/string_edit_ops.h"
+#include "store/float_text.h"
 #include "store/string_ops.h"
 
 namespace latch {
@@ -133,6 +134,24 @@ void AppendCommand(CommandContext& ctx) {
   }
 }
 
+void IncrByFloatCommand(CommandContext& ctx) {
+  const store::Object* o;
+  if (!ReadString(ctx, &o)) return;  // WRONGTYPE before the increment is read, as Redis
+  long double delta = 0;
+  long double cur = 0;
+  if ((o != nullptr && !store::ParseLongDouble(o->value(), &cur)) ||
+      !store::ParseLongDouble(ctx.arg(2), &delta)) {
+    return ctx.out.Error(errors::kNotFloat);
+  }
+  std::string next;
+  switch (store::OpIncrByFloat(ctx.key(0), delta, ctx.env(), &next)) {
+    case OpStatus::kWrongType: return ctx.out.Error(errors::kWrongType);
+    case OpStatus::kNotFloat: return ctx.out.Error(errors::kNotFloat);
+    case OpStatus::kOverflow: return ctx.out.Error("ERR increment would produce NaN or Infinity");
+    default: return ctx.out.Bulk(next);
+  }
+}
+
 void StrLenCommand(CommandContext& ctx) {
   const store::Object* o;
   if (!ReadString(ctx, &o)) return;
@@ -197,6 +216,10 @@ void RegisterStringEditCommands(CommandTable& t) {
       "Returns the string value of a key after setting its expiration time.", "6.2.0");
   Add(t, "append", 3, w | kCmdFast, AppendCommand,
       "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0");
+  Add(t, "incrbyfloat", 3, w | kCmdFast, IncrByFloatCommand,
+      "Increment the floating point value of a key by a number. Uses 0 as initial value if the "
+      "key doesn't exist.",
+      "2.6.0");
   Add(t, "strlen", 2, r | kCmdFast, StrLenCommand, "Returns the length of a string value.",
       "2.2.0");
   Add(t, "getrange", 4, r, GetRangeCommand, "Returns a substring of the string stored at a key.",

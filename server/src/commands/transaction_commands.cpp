@@ -63,10 +63,10 @@ void WatchCommand(CommandContext& ctx) {
     // takes the lock after us sees the registration (writers touch watchers from their key
     // event, under that lock), and one before us is what we read.
     ctx.server.watches.Watch(key, s.watcher.get());
-    const KeyRef k = Resolve(ctx.server.keyspace, key);
+    const KeyRef k = Resolve(ctx.db(), key);
     bool exists = false;
     ShardSet lock;
-    if (lock.Lock(ctx.server.keyspace, k, GiveUpFlag(ctx))) {
+    if (lock.Lock(ctx.db(), k, GiveUpFlag(ctx))) {
       exists = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr;
     } else {
       // A busy script holds the key and may write it: the transaction cannot be trusted.
@@ -103,14 +103,14 @@ void ExecCommand(CommandContext& ctx) {
   ShardSet all;
   // A script went busy while we waited: as an EXEC arriving during the script on Redis,
   // refused before it runs.
-  if (!all.LockAll(ctx.server.keyspace, GiveUpFlag(ctx))) {
+  if (!all.LockAll(ctx.db(), GiveUpFlag(ctx))) {
     return AbortExec(ctx, errors::kBusyScript);
   }
   bool dirty = s.watcher && s.watcher->dirty.load();
   // A watched key that was live at WATCH and has expired since counts as modified.
   for (std::size_t i = 0; !dirty && i < s.watched_keys.size(); ++i) {
     if (!s.watched_existed[i]) continue;
-    KeyRef k = Resolve(ctx.server.keyspace, s.watched_keys[i]);
+    KeyRef k = Resolve(ctx.db(), s.watched_keys[i]);
     dirty = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr;
   }
   auto queued = std::move(s.queued);

@@ -173,6 +173,20 @@ void ZScoreCommand(CommandContext& ctx) {
   ctx.out.Double(n->score());
 }
 
+void ZMScoreCommand(CommandContext& ctx) {
+  const ZSetValue* z;
+  if (!ReadZSet(ctx, &z)) return;
+  ctx.out.ArrayHeader(ctx.argc() - 2);
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    const ZSetValue::Node* n = z != nullptr ? z->Find(ctx.arg(i)) : nullptr;
+    if (n == nullptr) {
+      ctx.out.Null();
+    } else {
+      ctx.out.Double(n->score());
+    }
+  }
+}
+
 void ZRankGeneric(CommandContext& ctx, bool rev) {
   const ZSetValue* z;
   if (!ReadZSet(ctx, &z)) return;
@@ -237,6 +251,8 @@ void RegisterZSetCommands(CommandTable& t) {
   Add(t, "zcard", 2, r, ZCardCommand, "Returns the number of members in a sorted set.", "1.2.0");
   Add(t, "zscore", 3, r, ZScoreCommand, "Returns the score of a member in a sorted set.",
       "1.2.0");
+  Add(t, "zmscore", -3, r, ZMScoreCommand,
+      "Returns the score of one or more members in a sorted set.", "6.2.0");
   Add(t, "zrank", 3, r, ZRankCommand,
       "Returns the index of a member in a sorted set ordered by ascending scores.", "2.0.0");
   Add(t, "zrevrank", 3, r, ZRevRankCommand,

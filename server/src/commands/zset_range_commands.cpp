@@ -1,5 +1,5 @@
 // ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES), ZRANGEBYSCORE, ZREVRANGEBYSCORE,
-// ZREVRANGE: Redis 7.0's option rules, errors and reply shapes (RESP3 WITHSCORES: one
+// ZREVRANGE, ZRANGEBYLEX, ZREVRANGEBYLEX, ZLEXCOUNT: Redis 7.0's option rules, errors and reply shapes (RESP3 WITHSCORES: one
 // [member, score] pair per element).
 #include <cstring>
 #include <vector>
@@ -175,6 +175,29 @@ void RangeGeneric(CommandContext& ctx, RangeArgs a) {
 
 void ZRangeCommand(CommandContext& ctx) { RangeGeneric(ctx, RangeArgs{}); }
 
+void ZRangeByLexCommand(CommandContext& ctx) {
+  RangeGeneric(ctx, RangeArgs{.by = By::kLex, .rev = false, .rev_allowed = false});
+}
+
+void ZRevRangeByLexCommand(CommandContext& ctx) {
+  RangeGeneric(ctx, RangeArgs{.by = By::kLex, .rev = true, .rev_allowed = false});
+}
+
+void ZLexCountCommand(CommandContext& ctx) {
+  LexEnd lmin, lmax;
+  if (!ParseLexEnd(ctx.arg(2), &lmin) || !ParseLexEnd(ctx.arg(3), &lmax)) {
+    return ctx.out.Error("ERR min or max not valid string range item");
+  }
+  const ZSetValue* z;
+  if (!ReadZSet(ctx, &z)) return;
+  std::int64_t n = 0;
+  for (const Node* x = z != nullptr ? z->First() : nullptr; x != nullptr; x = x->next()) {
+    const int lo = CompareLex(x->member(), lmin), hi = CompareLex(x->member(), lmax);
+    if ((lmin.ex ? lo > 0 : lo >= 0) && (lmax.ex ? hi < 0 : hi <= 0)) ++n;
+  }
+  ctx.out.Integer(n);
+}
+
 void ZRevRangeCommand(CommandContext& ctx) {
   RangeGeneric(ctx, RangeArgs{.by = By::kRank, .rev = true, .rev_allowed = false});
 }
@@ -203,6 +226,13 @@ void RegisterZSetRangeCommands(CommandTable& t) {
       "Returns members in a sorted set within a range of indexes in reverse order.", "1.2.0");
   Add(t, "zrangebyscore", -4, ZRangeByScoreCommand,
       "Returns members in a sorted set within a range of scores.", "1.0.5");
+  Add(t, "zrangebylex", -4, ZRangeByLexCommand,
+      "Returns members in a sorted set within a lexicographical range.", "2.8.9");
+  Add(t, "zrevrangebylex", -4, ZRevRangeByLexCommand,
+      "Returns members in a sorted set within a lexicographical range in reverse order.",
+      "2.8.9");
+  Add(t, "zlexcount", 4, ZLexCountCommand,
+      "Returns the number of members in a sorted set within a lexicographical range.", "2.8.9");
   Add(t, "zrevrangebyscore", -4, ZRevRangeByScoreCommand,
       "Returns members in a sorted set within a range of scores in reverse order.", "2.2.0");
 }

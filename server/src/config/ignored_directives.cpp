@@ -126,8 +126,6 @@ Reason CheckClusterEnabled(const Args& args) {
   return std::string("latchd does not run as a cluster node: cluster-enabled must be no");
 }
 
-}
-
 // Renaming or removing a command is a security measure: ignoring it would re-enable the
 // command, so these are refused rather than dropped.
 Reason RefuseRenameCommand(const Args&) {
@@ -144,8 +142,6 @@ Reason AcceptOneArgument(const Args& args) {
 }
 Reason AcceptAnyArguments(const Args&) { return std::nullopt; }
 
-// Clients on the same host connect over TCP to 127.0.0.1 until latchd listens on a Unix
-// socket; a configured socket path would silently not exist, so it is refused.
 // Redis 7.0's directives (aliases as entries of their own), less those latchd implements.
 // Several entries per line, grouped by subject.
 // clang-format off

@@ -31,8 +31,8 @@ bool FastTtl(const CommandContext& ctx, std::string_view arg, std::int64_t* ms) 
 class ScriptKeys {
  public:
   ScriptKeys(CommandContext& ctx, std::span<const std::string_view> keys) {
-    refs_.Resolve(ctx.server.keyspace, keys);
-    locked_ = lock_.Lock(ctx.server.keyspace, refs_.refs(), GiveUpFlag(ctx));
+    refs_.Resolve(ctx.db(), keys);
+    locked_ = lock_.Lock(ctx.db(), refs_.refs(), GiveUpFlag(ctx));
     if (!locked_) ctx.out.Error(errors::kBusyScript);
   }
   bool locked() const { return locked_; }

@@ -1,6 +1,9 @@
 #include "store/string_edit_ops.h"
 
+#include <cmath>
 #include <string>
+
+#include "store/float_text.h"
 
 namespace latch::store {
 
@@ -33,6 +36,18 @@ OpStatus OpSetRange(const KeyRef& k, std::size_t offset, std::string_view data,
   next.replace(offset, data.size(), data);
   k.shard->Put(o, k.key, k.hash, next, o != nullptr ? Expiry::Keep() : Expiry::Clear());
   *len = static_cast<std::int64_t>(next.size());
+  return OpStatus::kOk;
+}
+
+OpStatus OpIncrByFloat(const KeyRef& k, long double delta, const OpEnv& env, std::string* out) {
+  Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
+  if (o != nullptr && o->is_container()) return OpStatus::kWrongType;
+  long double cur = 0;
+  if (o != nullptr && !ParseLongDouble(o->value(), &cur)) return OpStatus::kNotFloat;
+  const long double next = cur + delta;
+  if (std::isnan(next) || std::isinf(next)) return OpStatus::kOverflow;
+  *out = FormatLongDouble(next);
+  k.shard->Put(o, k.key, k.hash, *out, o != nullptr ? Expiry::Keep() : Expiry::Clear());
   return OpStatus::kOk;
 }
 
