@@ -70,8 +70,18 @@ store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent
   return granted;
 }
 
+void KeyEventRouter::OnClearing(store::Shard& shard) {
+  if (!watches_.active()) return;
+  // Redis 7.0 (touchAllWatchedKeysInDb): a flush dirties the watchers of keys that exist,
+  // not of every watched name. Now 0 finds a key whether or not its deadline passed, without
+  // expiring it.
+  watches_.TouchIf([&shard](std::string_view key) {
+    const std::uint64_t hash = store::HashKey(key);
+    return shard.Find(key, hash, 0) != nullptr;
+  });
+}
+
 void KeyEventRouter::OnCleared(store::Shard& shard) {
-  if (watches_.active()) watches_.TouchAll();
   if (journal_ != nullptr) journal_->OnCleared(shard);
   locks_.ForShard(shard.index()).OnCleared();
   if (auto* t = locks_.stats().timings) t->Cleared(shard.index());

@@ -31,6 +31,7 @@ class KeyEventRouter final : public store::KeyEvents {
 
   void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
   store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
+  void OnClearing(store::Shard& shard) override;
   void OnCleared(store::Shard& shard) override;
 
  private:

@@ -33,11 +33,4 @@ void WatchRegistry::Touch(std::string_view key) {
   for (Watcher* w : it->second) w->dirty.store(true);
 }
 
-void WatchRegistry::TouchAll() {
-  std::lock_guard lock(mu_);
-  for (auto& [key, v] : by_key_) {
-    for (Watcher* w : v) w->dirty.store(true);
-  }
-}
-
 }  // namespace latch

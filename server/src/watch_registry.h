@@ -26,7 +26,15 @@ class WatchRegistry {
   void Watch(const std::string& key, Watcher* w);
   void Unwatch(const std::vector<std::string>& keys, Watcher* w);
   void Touch(std::string_view key);
-  void TouchAll();
+  // Marks the watchers of every watched key for which `exists(key)` is true.
+  template <class Pred>
+  void TouchIf(Pred&& exists) {
+    std::lock_guard lock(mu_);
+    for (auto& [key, v] : by_key_) {
+      if (!exists(std::string_view(key))) continue;
+      for (Watcher* w : v) w->dirty.store(true);
+    }
+  }
 
  private:
   std::mutex mu_;

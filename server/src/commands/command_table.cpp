@@ -65,6 +65,7 @@ CommandTable::CommandTable() {
   RegisterCompareCommands(*this);
   RegisterTransactionCommands(*this);
   RegisterScriptingCommands(*this);
+  RegisterFunctionCommands(*this);
   RegisterPubsubCommands(*this);
   RegisterAclCommands(*this);
   RegisterHashCommands(*this);

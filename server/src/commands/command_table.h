@@ -115,6 +115,7 @@ void RegisterLockCommands(CommandTable& t);     // lock_commands.cpp
 void RegisterCompareCommands(CommandTable& t);  // compare_commands.cpp: DELEX, DIGEST, DELIFEQ
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterScriptingCommands(CommandTable& t);  // script_commands.cpp: EVAL*, SCRIPT
+void RegisterFunctionCommands(CommandTable& t);   // function_commands.cpp: FUNCTION, FCALL*
 void RegisterTestCommands(CommandTable& t);  // test_commands.cpp: TEST.* (test mode only)
 void RegisterPubsubCommands(CommandTable& t);     // pubsub_commands.cpp
 void RegisterSlowlogCommands(CommandTable& t);  // slowlog.cpp

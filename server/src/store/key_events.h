@@ -43,6 +43,9 @@ class KeyEvents {
   virtual ~KeyEvents() = default;
   virtual void OnModified(Shard& shard, const KeyEvent& e) = 0;
   virtual Object* OnGone(Shard& shard, const KeyEvent& e) = 0;
+  // The shard is about to lose every key at once (FLUSHALL / FLUSHDB): its keys can still
+  // be looked up. WATCH marks only the watched keys that exist, as Redis does.
+  virtual void OnClearing(Shard& /*shard*/) {}
   // Every key of the shard is gone at once (FLUSHALL / FLUSHDB); no per-key events.
   virtual void OnCleared(Shard& shard) = 0;
 };

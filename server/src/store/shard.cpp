@@ -136,6 +136,7 @@ void Shard::Erase(Object* o, std::uint64_t hash) {
 }
 
 void Shard::Clear() {
+  if (events_ != nullptr) events_->OnClearing(*this);
   // Every block goes at once: the wheel forgets its nodes without visiting them, the slab
   // unmaps its pages, and the index frees its slots. Only containers need a visit.
   if (containers_ > 0) {
