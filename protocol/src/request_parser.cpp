@@ -177,6 +177,7 @@ RequestParser::Result RequestParser::ParseMultibulk(std::string_view buf) {
   }
 
   args_.clear();
+  args_.reserve(spans_.size());  // one allocation for a request of a million arguments
   for (const auto& [offset, length] : spans_) args_.emplace_back(buf.data() + offset, length);
   return Finish(Result::kCommand);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "store/handle_table.h"
+#include "store/key_batch.h"
 #include "store/keyspace.h"
 #include "store/object.h"
 #include "store/shard.h"
@@ -362,6 +363,65 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
       ASSERT_EQ(found->value(), values[probe]) << "step " << step;
     }
   }
+}
+
+// Records the keys of each event as "<kind> <key>".
+class EventLog final : public KeyEvents {
+ public:
+  void OnModified(Shard&, const KeyEvent& e) override { Add(e); }
+  Object* OnGone(Shard&, const KeyEvent& e) override {
+    Add(e);
+    return nullptr;
+  }
+  void OnCleared(Shard&) override { log.push_back("cleared"); }
+  std::vector<std::string> log;
+
+ private:
+  void Add(const KeyEvent& e) {
+    static constexpr const char* kNames[] = {"written", "expire", "deleted", "expired"};
+    log.push_back(std::string(kNames[static_cast<int>(e.kind)]) + " " + std::string(e.key));
+  }
+};
+
+// The batch delete of DEL k1 ... kN: one probe per key (Shard::Delete), prefetching ahead
+// (ForEachKeyPrefetched). Every key here has the same hash, or one of two, so the index
+// holds long runs of equal hash bits that only a key comparison tells apart, and entries
+// shift back under the prefetches as keys leave.
+TEST(Shard, BatchDeleteOfCollidingKeysRemovesEachOnceInOrder) {
+  Shard s(0, kT0);
+  EventLog events;
+  s.set_events(&events);
+  constexpr std::uint64_t kH = 0x1234'5678'9abc'def0ull, kOther = kH + 1;
+  std::vector<std::string> names;
+  for (int i = 0; i < 60; ++i) names.push_back("k" + std::to_string(i));
+  for (int i = 0; i < 60; ++i) {
+    const std::uint64_t h = i % 3 == 0 ? kOther : kH;
+    s.Put(nullptr, names[i], h, "v", i == 5 ? Expiry::At(kT0 + 10) : Expiry::Clear());
+  }
+  events.log.clear();
+  // Delete the kH keys, each named twice, plus one never set; k5 has expired by then.
+  std::vector<KeyRef> refs;
+  std::vector<std::string> want;
+  const std::string missing = "absent";
+  for (int i = 0; i < 60; ++i) {
+    if (i % 3 == 0) continue;
+    refs.push_back(KeyRef{names[i], kH, &s});
+    refs.push_back(KeyRef{names[i], kH, &s});
+    want.push_back((i == 5 ? "expired " : "deleted ") + names[i]);
+  }
+  refs.push_back(KeyRef{missing, kH, &s});
+  int deleted = 0;
+  ForEachKeyPrefetched(refs, [&](const KeyRef& k) {
+    if (s.Delete(k.key, k.hash, kT0 + 20)) ++deleted;
+  });
+  EXPECT_EQ(deleted, 39) << "40 keys of hash kH, one of them expired: 39 deletes";
+  EXPECT_EQ(events.log, want) << "one event per key, in argument order";
+  EXPECT_EQ(s.size(), 20u);
+  for (int i = 0; i < 60; ++i) {
+    const std::uint64_t h = i % 3 == 0 ? kOther : kH;
+    EXPECT_EQ(s.Find(names[i], h, kT0 + 20) != nullptr, i % 3 == 0) << names[i];
+  }
+  s.set_events(nullptr);
 }
 
 TEST(Keyspace, ShardsAreContiguousRangesOfTheHash) {

@@ -231,18 +231,44 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
 }
 
 namespace {
-// The keys a command names, from its legacy key positions.
-void KeysOf(const CommandSpec& spec, std::span<const std::string_view> args,
-            std::vector<std::string_view>* keys) {
-  if (spec.first_key <= 0) return;
+// The keys a command names, from its legacy key positions: a view of the arguments when
+// they are contiguous (key_step 1: DEL, MGET, EXISTS... with a million keys copy nothing),
+// else copied into *copy.
+std::span<const std::string_view> KeysOf(const CommandSpec& spec,
+                                         std::span<const std::string_view> args,
+                                         std::vector<std::string_view>* copy) {
+  const auto first = static_cast<std::size_t>(spec.first_key);
   std::size_t last = spec.last_key < 0 ? args.size() + static_cast<std::size_t>(spec.last_key)
                                        : static_cast<std::size_t>(spec.last_key);
-  std::size_t step = spec.key_step > 0 ? static_cast<std::size_t>(spec.key_step) : 1;
-  for (std::size_t i = static_cast<std::size_t>(spec.first_key); i <= last && i < args.size();
-       i += step) {
-    keys->push_back(args[i]);
-  }
+  last = std::min(last, args.size() - 1);
+  if (last < first) return {};
+  const std::size_t step = spec.key_step > 0 ? static_cast<std::size_t>(spec.key_step) : 1;
+  if (step == 1) return args.subspan(first, last - first + 1);
+  for (std::size_t i = first; i <= last; i += step) copy->push_back(args[i]);
+  return *copy;
 }
+
+// One shard held for a single-key command: a try_lock and nothing to allocate or sort.
+// Skipped (as ShardSet does) when this thread holds it already (EXEC, scripts).
+class OneShardLock {
+ public:
+  OneShardLock() = default;
+  ~OneShardLock() {
+    if (held_ != nullptr) store::UnlockShard(*held_);
+  }
+  OneShardLock(const OneShardLock&) = delete;
+  OneShardLock& operator=(const OneShardLock&) = delete;
+
+  bool Lock(store::Shard& s, const std::atomic<bool>* give_up) {
+    if (store::ThisThreadHolds(s)) return true;
+    if (!store::LockShard(s, give_up)) return false;
+    held_ = &s;
+    return true;
+  }
+
+ private:
+  store::Shard* held_ = nullptr;
+};
 }  // namespace
 
 // The dispatcher knows a command's keys from the table: it hashes each once and holds their
@@ -255,18 +281,22 @@ void CommandTable::RunHandler(const CommandSpec& spec, CommandContext& ctx) cons
     spec.handler(ctx);
     return;
   }
-  std::string_view one;
-  std::vector<std::string_view> many;
-  std::span<const std::string_view> names;
   if (spec.last_key == spec.first_key) {
-    one = ctx.args[static_cast<std::size_t>(spec.first_key)];
-    names = std::span<const std::string_view>(&one, 1);
-  } else {
-    KeysOf(spec, ctx.args, &many);
-    names = many;
+    // Most commands (SET, GET, the lock commands): one key, resolved on the stack.
+    const KeyRef ref =
+        Resolve(ctx.db(), ctx.args[static_cast<std::size_t>(spec.first_key)]);
+    OneShardLock held;
+    if (!held.Lock(*ref.shard, GiveUpFlag(ctx))) {
+      ctx.out.Error(errors::kBusyScript);
+      return;
+    }
+    ctx.keys = std::span<const KeyRef>(&ref, 1);
+    spec.handler(ctx);
+    return;
   }
+  std::vector<std::string_view> copy;
   KeyRefs refs;
-  refs.Resolve(ctx.db(), names);
+  refs.Resolve(ctx.db(), KeysOf(spec, ctx.args, &copy));
   ShardSet held;
   if (!held.Lock(ctx.db(), refs.refs(), GiveUpFlag(ctx))) {
     ctx.out.Error(errors::kBusyScript);

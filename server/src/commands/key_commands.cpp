@@ -10,6 +10,7 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "glob_match.h"
+#include "store/key_batch.h"
 #include "store/key_ops.h"
 
 #include <tsl/robin_set.h>
@@ -52,22 +53,22 @@ void DelCommand(CommandContext& ctx) {
   std::int64_t deleted = 0;
   if (ctx.keys.size() > 1 && AnyWaiters(ctx)) {
     SeenKeys seen;
-    for (const KeyRef& k : ctx.keys) {
+    store::ForEachKeyPrefetched(ctx.keys, [&](const KeyRef& k) {
       if (seen.First(k) && store::OpDel(k, env)) ++deleted;
-    }
+    });
   } else {
-    for (const KeyRef& k : ctx.keys) {
+    store::ForEachKeyPrefetched(ctx.keys, [&](const KeyRef& k) {
       if (store::OpDel(k, env)) ++deleted;
-    }
+    });
   }
   ctx.out.Integer(deleted);
 }
 
 void ExistsCommand(CommandContext& ctx) {
   std::int64_t found = 0;
-  for (const KeyRef& k : ctx.keys) {
+  store::ForEachKeyPrefetched(ctx.keys, [&](const KeyRef& k) {
     if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
-  }
+  });
   ctx.out.Integer(found);
 }
 

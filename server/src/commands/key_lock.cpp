@@ -48,11 +48,14 @@ void ShardSet::Unlock() {
 void KeyRefs::Resolve(store::Keyspace& ks, std::span<const std::string_view> keys) {
   size_ = keys.size();
   if (size_ > kInline) {
-    many_.resize(size_);
+    // Written once (no zero-fill first): a million keys are 32 MB of fresh pages.
+    many_.clear();
+    many_.reserve(size_);
+    for (std::string_view k : keys) many_.push_back(latch::Resolve(ks, k));
     data_ = many_.data();
-  } else {
-    data_ = inline_;
+    return;
   }
+  data_ = inline_;
   for (std::size_t i = 0; i < size_; ++i) data_[i] = latch::Resolve(ks, keys[i]);
 }
 

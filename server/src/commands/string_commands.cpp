@@ -8,6 +8,7 @@
 #include "commands/errors.h"
 #include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
+#include "store/key_batch.h"
 #include "store/string_ops.h"
 
 namespace latch {
@@ -172,7 +173,7 @@ void GetDelCommand(CommandContext& ctx) {
 
 void MGetCommand(CommandContext& ctx) {
   ctx.out.ArrayHeader(ctx.keys.size());
-  for (const KeyRef& k : ctx.keys) ReplyValue(ctx, k, true);
+  store::ForEachKeyPrefetched(ctx.keys, [&](const KeyRef& k) { ReplyValue(ctx, k, true); });
 }
 
 // INCRBY and friends: the value must parse as int64; the TTL is kept.

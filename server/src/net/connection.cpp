@@ -331,9 +331,10 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
 // Runs the complete requests in the read buffer, replies appended to out_, while the
 // client's pending output stays under the pause mark (a write may be under way).
 Connection::InputState Connection::ProcessInput() {
-  const std::size_t pause_at =
-      std::max<std::size_t>({kPauseOutput, state_.obuf_hard.load(std::memory_order_relaxed),
-                             state_.obuf_soft.load(std::memory_order_relaxed)});
+  const std::size_t hard = state_.obuf_hard.load(std::memory_order_relaxed);
+  const std::size_t soft = state_.obuf_soft.load(std::memory_order_relaxed);
+  const std::size_t pause_at = std::max<std::size_t>({kPauseOutput, hard, soft});
+  const bool limited = hard != 0 || soft != 0;  // else no per-command limit check
   std::size_t produced = 0;  // reply bytes of this pass
   int commands = 0;
   while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_) {
@@ -355,7 +356,9 @@ Connection::InputState Connection::ProcessInput() {
         ++commands;
         produced += out_.size() - before;
         SealIfLarge();
-        if (produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) return InputState::kDone;
+        if (limited && produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) {
+          return InputState::kDone;
+        }
         break;
       }
       case protocol::RequestParser::Result::kError:

@@ -15,9 +15,15 @@ std::span<char> ReadBuffer::PrepareRead(std::size_t wanted) {
     if (capacity_ > kShrinkAbove) Release();
   }
   // A big bulk in progress: read as much as is held already (the buffer doubles as the
-  // bytes come), never more than the request still needs. Otherwise one chunk.
+  // bytes come), never more than the request still needs. A long request of many small
+  // arguments (DEL of a million keys) doubles the same way: growing it one chunk per read
+  // took 800 reads and remaps of a growing block for 13 MB. Otherwise one chunk.
   std::size_t room = kChunk;
-  if (wanted > kChunk) room = std::min(wanted, std::max(kChunk, size()));
+  if (wanted > kChunk) {
+    room = std::min(wanted, std::max(kChunk, size()));
+  } else if (size() > kChunk) {
+    room = size();
+  }
   if (capacity_ - end_ < room && start_ > 0) {
     std::memmove(data_, data_ + start_, end_ - start_);
     end_ -= start_;

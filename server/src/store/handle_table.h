@@ -16,6 +16,7 @@
 //   at the first entry closer to its own slot than the probe is, deletion shifts the
 //   following run back by one (no tombstones).
 // - Not thread-safe: one table per shard, used under the shard's lock.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -54,6 +55,15 @@ class HandleTable {
       if (s.hash == h32 && key_of(s.handle) == key) return &s;
       pos = Next(pos);
     }
+  }
+
+  // The slots a lookup of `hash` reads first (up to `max`, fewer at the array's end), for
+  // a prefetch; nullptr when the table is empty. Entries may move on any change.
+  const Slot* Probe(std::uint64_t hash, std::size_t* max) const {
+    if (count_ == 0) return nullptr;
+    const std::size_t pos = Wanted(static_cast<std::uint32_t>(hash));
+    *max = std::min(*max, count_ - pos);
+    return &slots_[pos];
   }
 
   // Makes room for one more entry, so that the next Insert cannot throw (call it before

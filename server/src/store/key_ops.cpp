@@ -5,10 +5,7 @@
 namespace latch::store {
 
 bool OpDel(const KeyRef& k, const OpEnv& env) {
-  Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
-  if (o == nullptr) return false;
-  k.shard->Erase(o, k.hash);
-  return true;
+  return k.shard->Delete(k.key, k.hash, env.now.mono_ms);
 }
 
 OpStatus OpExpire(const KeyRef& k, const ExpireParams& p, const OpEnv& env) {

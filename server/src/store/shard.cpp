@@ -126,13 +126,33 @@ void Shard::SetDeadline(Object* o, std::uint64_t hash, std::int64_t deadline_ms)
 }
 
 void Shard::Erase(Object* o, std::uint64_t hash) {
-  wheel_.Cancel(o);
   set_.Erase(Slab::HandleOf(o), hash);
+  OnDeleted(o, hash);
+}
+
+void Shard::OnDeleted(Object* o, std::uint64_t hash) {
+  wheel_.Cancel(o);
   Publish();
   if (events_ != nullptr) {
     events_->OnGone(*this, KeyEvent{KeyEvent::Kind::kDeleted, o->key(), hash, o});
   }
   FreeObject(o);
+}
+
+bool Shard::Delete(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+  HandleTable::Slot* slot = set_.Find(key, hash, [this](std::uint32_t h) { return At(h)->key(); });
+  if (slot == nullptr) return false;
+  Object* o = At(slot->handle);
+  set_.EraseSlot(slot);
+  if (o->expired(now_ms)) {
+    wheel_.Cancel(o);
+    Object* granted = OnExpired(o, hash);
+    if (granted == nullptr) return false;
+    Erase(granted, hash);
+    return true;
+  }
+  OnDeleted(o, hash);
+  return true;
 }
 
 void Shard::Clear() {

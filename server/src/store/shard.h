@@ -89,6 +89,30 @@ class Shard {
   void SetDeadline(Object* o, std::uint64_t hash, std::int64_t deadline_ms);
   // Removes o (the hook is told and may re-create the key for a lock waiter).
   void Erase(Object* o, std::uint64_t hash);
+  // Find + Erase in one probe of the index (DEL of many keys): true when a live key was
+  // removed. An expired key is reported expired, and a waiter handed the key then loses it
+  // to this delete, exactly as Find followed by Erase would do.
+  bool Delete(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
+
+  // Prefetch hints for a batch of lookups (store/key_batch.h), issued a few keys ahead:
+  // the index slots `hash` wants, then (once those are cached) the object of the first
+  // slot there with the same hash bits. Hints only: nothing is read that the lock does not
+  // already cover, and a stale hint costs a wasted load.
+  void PrefetchSlot(std::uint64_t hash) const {
+    std::size_t n = 1;
+    if (const HandleTable::Slot* s = set_.Probe(hash, &n)) __builtin_prefetch(s);
+  }
+  void PrefetchObject(std::uint64_t hash) const {
+    std::size_t n = 4;
+    const HandleTable::Slot* s = set_.Probe(hash, &n);
+    for (std::size_t i = 0; s != nullptr && i < n; ++i) {
+      if (s[i].handle == 0) return;
+      if (s[i].hash == static_cast<std::uint32_t>(hash)) {
+        __builtin_prefetch(slab_.Get(s[i].handle));
+        return;
+      }
+    }
+  }
   void Clear();
 
   // The one hook for this shard's key events; nullptr reports nothing (unit tests).
@@ -130,6 +154,8 @@ class Shard {
                 Expiry expiry, std::uint64_t token);
   // An object found past its deadline, already unlinked, leaves: counted, hook told.
   Object* OnExpired(Object* o, std::uint64_t hash);
+  // A deleted object, already out of the index, leaves: off the wheel, hook told, freed.
+  void OnDeleted(Object* o, std::uint64_t hash);
   void Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash);
   void Publish() {
     keys_.store(set_.size(), std::memory_order_relaxed);

@@ -5,9 +5,12 @@
 
 namespace latch::store {
 namespace {
-// Indexed by shard index: the shard this thread holds at that index, or nullptr. Grows to
-// the largest index seen (the shard count), once per thread.
-thread_local std::vector<const Shard*> t_held;
+// Indexed by shard index: the shard this thread holds at that index, or nullptr. The first
+// kFixed indexes (every default configuration) live in a plain array, checked on every
+// command without a size test or a vector; higher ones grow t_more once per thread.
+constexpr std::size_t kFixed = 64;
+thread_local const Shard* t_fixed[kFixed];
+thread_local std::vector<const Shard*> t_more;  // index kFixed + i
 
 // How often a waiting client looks at the busy flag: short enough that BUSY follows the
 // threshold closely, long enough that a waiter costs nothing measurable.
@@ -16,18 +19,25 @@ constexpr auto kWaitSlice = std::chrono::milliseconds(2);
 
 bool ThisThreadHolds(const Shard& s) {
   const auto i = static_cast<std::size_t>(s.index());
-  return i < t_held.size() && t_held[i] == &s;
+  if (i < kFixed) return t_fixed[i] == &s;
+  return i - kFixed < t_more.size() && t_more[i - kFixed] == &s;
 }
 
 void NoteHeld(const Shard& s) {
   const auto i = static_cast<std::size_t>(s.index());
-  if (i >= t_held.size()) t_held.resize(i + 1, nullptr);
-  t_held[i] = &s;
+  if (i < kFixed) {
+    t_fixed[i] = &s;
+    return;
+  }
+  if (i - kFixed >= t_more.size()) t_more.resize(i - kFixed + 1, nullptr);
+  t_more[i - kFixed] = &s;
 }
 
 void NoteReleased(const Shard& s) {
-  const auto i = static_cast<std::size_t>(s.index());
-  if (i < t_held.size() && t_held[i] == &s) t_held[i] = nullptr;
+  if (ThisThreadHolds(s)) {
+    const auto i = static_cast<std::size_t>(s.index());
+    (i < kFixed ? t_fixed[i] : t_more[i - kFixed]) = nullptr;
+  }
 }
 
 bool LockTimed(std::timed_mutex& mu, const std::atomic<bool>* give_up) {
@@ -48,7 +58,8 @@ bool LockTimed(std::timed_mutex& mu, const std::atomic<bool>* give_up) {
 }
 
 bool LockShard(Shard& s, const std::atomic<bool>* give_up) {
-  if (!LockTimed(s.mu(), give_up)) return false;
+  // Uncontended (nearly every command): one try_lock, no clock read, no slices.
+  if (!s.mu().try_lock() && !LockTimed(s.mu(), give_up)) return false;
   NoteHeld(s);
   return true;
 }
