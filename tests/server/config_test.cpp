@@ -518,13 +518,13 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // enable-debug-command, lua-time-limit, busy-reply-threshold, aof-load-truncated,
   // aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
-  // auto-aof-rewrite-min-size
+  // auto-aof-rewrite-min-size, and 12 tls-* directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 11u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 11u + 12u);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
-  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size
+  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, and 7 tls-* directives
   args = {"*-*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 5u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 5u + 7u);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {
