@@ -19,6 +19,12 @@ using namespace std::chrono_literals;
 
 class TlsClientTest : public ::testing::Test {
  protected:
+  // One set of certificates for the suite: making them costs a second or two.
+  static void SetUpTestSuite() { shared_certs_ = new TlsTestCertificates(); }
+  static void TearDownTestSuite() {
+    delete shared_certs_;
+    shared_certs_ = nullptr;
+  }
   void SetUp() override { ASSERT_TRUE(certs_.ok()) << "openssl could not make certificates"; }
 
   // latchd on 127.0.0.1 with a plain and a TLS port, both free ones.
@@ -51,7 +57,8 @@ class TlsClientTest : public ::testing::Test {
     return options;
   }
 
-  TlsTestCertificates certs_;
+  static inline TlsTestCertificates* shared_certs_ = nullptr;
+  const TlsTestCertificates& certs_ = *shared_certs_;
 };
 
 TEST(TlsEndpointTest, RedissUrlsAskForTls) {

@@ -30,6 +30,12 @@ Options TlsOptions(const TlsTestCertificates& certs) {
 
 class TlsWireTest : public ::testing::Test {
  protected:
+  // One set of certificates for the suite: making them costs a second or two.
+  static void SetUpTestSuite() { shared_certs_ = new TlsTestCertificates(); }
+  static void TearDownTestSuite() {
+    delete shared_certs_;
+    shared_certs_ = nullptr;
+  }
   void SetUp() override { ASSERT_TRUE(certs_.ok()) << "openssl could not make certificates"; }
 
   // redis-cli over TLS with the test CA; `extra` e.g. the client certificate options.
@@ -43,7 +49,8 @@ class TlsWireTest : public ::testing::Test {
            certs_.Path("client.key");
   }
 
-  TlsTestCertificates certs_;
+  static inline TlsTestCertificates* shared_certs_ = nullptr;
+  const TlsTestCertificates& certs_ = *shared_certs_;
 };
 
 TEST_F(TlsWireTest, RedisCliOverTlsWhileThePlainPortServesToo) {
