@@ -9,7 +9,9 @@
 #include <string>
 
 #include "support/embedded_server.h"
+#include "support/free_port.h"
 #include "support/raw_connection.h"
+#include "support/server_process.h"
 #include "support/tcp_socket.h"
 #include "support/tls_test_certs.h"
 
@@ -167,6 +169,21 @@ TEST_F(TlsWireTest, BadFilesStopTheStartWithRedisReasons) {
   EXPECT_NE(reason(o).find("Failed to load private key"), std::string::npos);
   o.tls_key_file_pass = "secret";
   EXPECT_EQ(reason(o), "started");
+}
+
+TEST_F(TlsWireTest, LatchdStopsAtStartUpOnABadCertificateWithRedisLines) {
+  LatchdProcess latchd({"--tls-port", std::to_string(FreePort()), "--tls-cert-file",
+                        certs_.Path("missing.crt"), "--tls-key-file", certs_.Path("server.key"),
+                        "--tls-ca-cert-file", certs_.Path("ca.crt")});
+  EXPECT_FALSE(latchd.ok());
+  const std::string log = latchd.Log();
+  EXPECT_NE(log.find("# Failed to load certificate: " + certs_.Path("missing.crt") +
+                     ": error:80000002:system library::No such file or directory"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("# Failed to configure TLS. Check logs for more info."), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("Ready to accept connections"), std::string::npos) << log;
 }
 
 TEST_F(TlsWireTest, ConfigSetReloadsTheCertificateForNewConnections) {
