@@ -25,9 +25,7 @@ class ClientSocket {
   executor_type get_executor() { return tcp_.get_executor(); }
   boost::asio::ip::tcp::socket& tcp() { return tcp_; }
   // The TLS layer, when there is one (for the handshake's settings).
-  boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>* tls() {
-    return tls_ ? &*tls_ : nullptr;
-  }
+  boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>* tls() { return tls_ ? &*tls_ : nullptr; }
   void close(boost::system::error_code& ec) { tcp_.close(ec); }
 
   template <class Buffers, class Token>

@@ -5,8 +5,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
 namespace latch::client_internal {
@@ -102,7 +102,8 @@ asio::awaitable<void> Connection::Run() {
     auto socket = std::make_shared<Socket>(ctx_, tls);
     socket_ = socket;
     // (Not a ?: around co_await: GCC 12 destroys its result twice.)
-    Result<Capabilities> caps(Errc::kConnectFailed, options_.endpoint.ToString() + ": TLS: " + tls_error);
+    Result<Capabilities> caps(Errc::kConnectFailed,
+                              options_.endpoint.ToString() + ": TLS: " + tls_error);
     if (tls_error.empty()) caps = co_await Connect(socket);
     if (state_ == State::kClosed) co_return;
     if (!caps.ok()) {

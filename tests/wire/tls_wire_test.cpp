@@ -42,8 +42,7 @@ class TlsWireTest : public ::testing::Test {
 
   // redis-cli over TLS with the test CA; `extra` e.g. the client certificate options.
   std::pair<std::string, int> Cli(int port, const std::string& extra, const std::string& args) {
-    return RunShellCommand("redis-cli -p " + std::to_string(port) + " --tls " + extra + " " +
-                           args);
+    return RunShellCommand("redis-cli -p " + std::to_string(port) + " --tls " + extra + " " + args);
   }
   std::string WithCa(const std::string& ca = "ca.crt") { return "--cacert " + certs_.Path(ca); }
   std::string WithCert() {
@@ -85,8 +84,9 @@ TEST_F(TlsWireTest, ClientCertificatesRequiredOptionalOrNot) {
   // yes (the default): no certificate, no session.
   EXPECT_NE(Cli(tls, WithCa(), "PING").first, "PONG\n");
   // A certificate from another CA is refused too.
-  EXPECT_NE(Cli(tls, WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
-                         certs_.Path("server2.key"),
+  EXPECT_NE(Cli(tls,
+                WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
+                    certs_.Path("server2.key"),
                 "PING")
                 .first,
             "PONG\n");
@@ -95,8 +95,9 @@ TEST_F(TlsWireTest, ClientCertificatesRequiredOptionalOrNot) {
   EXPECT_EQ(Cli(tls, WithCa(), "PING").first, "PONG\n");
   EXPECT_EQ(Cli(tls, WithCert(), "PING").first, "PONG\n");
   // optional still checks a certificate that is sent.
-  EXPECT_NE(Cli(tls, WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
-                         certs_.Path("server2.key"),
+  EXPECT_NE(Cli(tls,
+                WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
+                    certs_.Path("server2.key"),
                 "PING")
                 .first,
             "PONG\n");
@@ -106,11 +107,11 @@ TEST_F(TlsWireTest, ClientCertificatesRequiredOptionalOrNot) {
 
 TEST_F(TlsWireTest, AClientRefusesAServerCertificateOfAnotherCa) {
   EmbeddedServer server(TlsOptions(certs_));
-  const auto [out, status] = Cli(server.server().tls_port(),
-                                 "--cacert " + certs_.Path("ca2.crt") + " --cert " +
-                                     certs_.Path("client.crt") + " --key " +
-                                     certs_.Path("client.key"),
-                                 "PING");
+  const auto [out, status] =
+      Cli(server.server().tls_port(),
+          "--cacert " + certs_.Path("ca2.crt") + " --cert " + certs_.Path("client.crt") +
+              " --key " + certs_.Path("client.key"),
+          "PING");
   EXPECT_NE(out.find("certificate verify failed"), std::string::npos) << out;
 }
 
@@ -150,9 +151,9 @@ TEST_F(TlsWireTest, BadFilesStopTheStartWithRedisReasons) {
   };
   Options o = TlsOptions(certs_);
   o.tls_cert_file = certs_.Path("missing.crt");
-  EXPECT_EQ(reason(o), "Failed to configure TLS: Failed to load certificate: " +
-                           certs_.Path("missing.crt") +
-                           ": error:80000002:system library::No such file or directory");
+  EXPECT_EQ(reason(o),
+            "Failed to configure TLS: Failed to load certificate: " + certs_.Path("missing.crt") +
+                ": error:80000002:system library::No such file or directory");
   o = TlsOptions(certs_);
   o.tls_key_file = certs_.Path("client.key");  // not the certificate's key
   EXPECT_NE(reason(o).find("Failed to load private key: "), std::string::npos);
