@@ -5,6 +5,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
@@ -96,9 +97,14 @@ asio::awaitable<void> Connection::Run() {
   for (;;) {
     if (state_ == State::kClosed) co_return;
     state_ = State::kConnecting;
-    auto socket = std::make_shared<Socket>(ctx_);
+    std::string tls_error;
+    asio::ssl::context* tls = options_.endpoint.tls ? TlsContext(&tls_error) : nullptr;
+    auto socket = std::make_shared<Socket>(ctx_, tls);
     socket_ = socket;
-    Result<Capabilities> caps = co_await Connect(socket);
+    // (Not a ?: around co_await: GCC 12 destroys its result twice.)
+    Result<Capabilities> caps(Errc::kConnectFailed,
+                              options_.endpoint.ToString() + ": TLS: " + tls_error);
+    if (tls_error.empty()) caps = co_await Connect(socket);
     if (state_ == State::kClosed) co_return;
     if (!caps.ok()) {
       boost::system::error_code ignored;
@@ -145,11 +151,14 @@ asio::awaitable<Result<Capabilities>> Connection::Connect(std::shared_ptr<Socket
   asio::ip::tcp::resolver resolver(ctx_);
   auto [rec, endpoints] = co_await resolver.async_resolve(ep.host, std::to_string(ep.port), kTuple);
   if (rec) co_return fail(Errc::kConnectFailed, rec.message());
-  auto [cec, connected] = co_await asio::async_connect(*socket, endpoints, kTuple);
+  auto [cec, connected] = co_await asio::async_connect(socket->tcp(), endpoints, kTuple);
   (void)connected;
   if (cec || *timed_out) co_return fail(Errc::kConnectFailed, cec.message());
   boost::system::error_code ignored;
-  socket->set_option(asio::ip::tcp::no_delay(true), ignored);
+  socket->tcp().set_option(asio::ip::tcp::no_delay(true), ignored);
+  if (socket->tls() != nullptr) {
+    if (auto error = co_await Handshake(*socket)) co_return fail(Errc::kConnectFailed, *error);
+  }
 
   reader_ = protocol::ReplyReader(options_.reader_limits);
   std::array<char, 4096> buf;
@@ -223,6 +232,47 @@ asio::awaitable<Result<Capabilities>> Connection::Connect(std::shared_ptr<Socket
   }
   if (*timed_out) co_return fail(Errc::kConnectFailed, "handshake");
   co_return caps;
+}
+
+asio::ssl::context* Connection::TlsContext(std::string* error) {
+  if (tls_context_) return tls_context_.get();
+  const TlsOptions& o = options_.tls;
+  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+  boost::system::error_code ec;
+  if (o.ca_file.empty()) {
+    context->set_default_verify_paths(ec);
+  } else {
+    context->load_verify_file(o.ca_file, ec);
+  }
+  if (ec) {
+    *error = "CA file '" + o.ca_file + "': " + ec.message();
+    return nullptr;
+  }
+  if (!o.cert_file.empty()) {
+    context->use_certificate_chain_file(o.cert_file, ec);
+    if (!ec) context->use_private_key_file(o.key_file, asio::ssl::context::pem, ec);
+    if (ec) {
+      *error = "client certificate '" + o.cert_file + "': " + ec.message();
+      return nullptr;
+    }
+  }
+  tls_context_ = std::move(context);
+  return tls_context_.get();
+}
+
+asio::awaitable<std::optional<std::string>> Connection::Handshake(Socket& socket) {
+  auto& tls = *socket.tls();
+  const TlsOptions& o = options_.tls;
+  const std::string& name = o.server_name.empty() ? options_.endpoint.host : o.server_name;
+  boost::system::error_code ec;
+  // SNI carries a host name only; an address is checked against the certificate's IP names.
+  asio::ip::make_address(name, ec);
+  if (ec) SSL_set_tlsext_host_name(tls.native_handle(), name.c_str());
+  tls.set_verify_mode(o.verify ? asio::ssl::verify_peer : asio::ssl::verify_none);
+  if (o.verify) tls.set_verify_callback(asio::ssl::host_name_verification(name));
+  auto [hec] = co_await tls.async_handshake(asio::ssl::stream_base::client, kTuple);
+  if (hec) co_return "TLS handshake: " + hec.message();
+  co_return std::nullopt;
 }
 
 asio::awaitable<void> Connection::ReadLoop(std::shared_ptr<Socket> socket) {

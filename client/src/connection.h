@@ -14,10 +14,12 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "client_socket.h"
 #include "latch/client.h"
 
 namespace latch::client_internal {
@@ -50,10 +52,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   enum class State { kIdle, kConnecting, kReady, kBackoff, kClosed };
-  using Socket = boost::asio::ip::tcp::socket;
+  using Socket = ClientSocket;
 
   boost::asio::awaitable<void> Run();
   boost::asio::awaitable<Result<Capabilities>> Connect(std::shared_ptr<Socket> socket);
+  // rediss://: the client side of the TLS handshake on a connected socket; an error text.
+  boost::asio::awaitable<std::optional<std::string>> Handshake(Socket& socket);
+  // The TLS context of this connection's endpoint, made on first use; null with *error set
+  // when the CA or client certificate files do not load.
+  boost::asio::ssl::context* TlsContext(std::string* error);
   boost::asio::awaitable<void> ReadLoop(std::shared_ptr<Socket> socket);
   void StartWrite();
   void OnTimeout(const std::shared_ptr<PendingCall>& call);
@@ -75,6 +82,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string write_buf_;
   bool writing_ = false;
   boost::asio::steady_timer backoff_timer_;
+  std::unique_ptr<boost::asio::ssl::context> tls_context_;
 };
 
 }  // namespace latch::client_internal

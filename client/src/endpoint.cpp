@@ -41,9 +41,13 @@ Result<Endpoint> Invalid(std::string_view url, std::string_view why) {
 
 Result<Endpoint> Endpoint::Parse(std::string_view url) {
   constexpr std::string_view kScheme = "redis://";
-  if (url.substr(0, kScheme.size()) != kScheme) return Invalid(url, "expected redis://");
-  std::string_view rest = url.substr(kScheme.size());
+  constexpr std::string_view kTlsScheme = "rediss://";
   Endpoint ep;
+  ep.tls = url.substr(0, kTlsScheme.size()) == kTlsScheme;
+  if (!ep.tls && url.substr(0, kScheme.size()) != kScheme) {
+    return Invalid(url, "expected redis:// or rediss://");
+  }
+  std::string_view rest = url.substr(ep.tls ? kTlsScheme.size() : kScheme.size());
   std::string_view path;
   if (auto slash = rest.find('/'); slash != std::string_view::npos) {
     path = rest.substr(slash + 1);
@@ -85,7 +89,7 @@ Result<Endpoint> Endpoint::Parse(std::string_view url) {
 }
 
 std::string Endpoint::ToString() const {
-  std::string s = "redis://";
+  std::string s = tls ? "rediss://" : "redis://";
   if (!password.empty()) s += user + ":***@";
   s += host.find(':') != std::string::npos ? "[" + host + "]" : host;
   s += ":" + std::to_string(port);

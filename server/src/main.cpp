@@ -19,6 +19,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string_view>
 #include <thread>
 
 #include "config/config_parser.h"
@@ -218,6 +219,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // The port was bound: what failed came after it (the journal's load) and is logged.
     if (server.port() != 0) return 1;
+    // The TLS files: the server logged Redis's lines (nothing was listening yet).
+    if (std::string_view(e.what()).starts_with("Failed to configure TLS")) {
+      if (!options.logfile.empty()) std::cerr << e.what() << '\n';
+      return 1;
+    }
     spdlog::critical("Failed listening on {}:{} (tcp), aborting: {}", options.bind, options.port,
                      e.what());
     if (!options.logfile.empty()) {

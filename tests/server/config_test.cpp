@@ -531,13 +531,14 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // enable-debug-command, lua-time-limit, busy-reply-threshold, aof-load-truncated,
   // aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
-  // latency-monitor-threshold
+  // latency-monitor-threshold, and 12 tls-* directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 15u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 15u + 12u);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
-  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than
+  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than, and 7
+  // tls-* directives
   args = {"*-*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 6u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 6u + 7u);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {

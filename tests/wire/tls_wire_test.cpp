@@ -9,7 +9,9 @@
 #include <string>
 
 #include "support/embedded_server.h"
+#include "support/free_port.h"
 #include "support/raw_connection.h"
+#include "support/server_process.h"
 #include "support/tcp_socket.h"
 #include "support/tls_test_certs.h"
 
@@ -30,12 +32,17 @@ Options TlsOptions(const TlsTestCertificates& certs) {
 
 class TlsWireTest : public ::testing::Test {
  protected:
+  // One set of certificates for the suite: making them costs a second or two.
+  static void SetUpTestSuite() { shared_certs_ = new TlsTestCertificates(); }
+  static void TearDownTestSuite() {
+    delete shared_certs_;
+    shared_certs_ = nullptr;
+  }
   void SetUp() override { ASSERT_TRUE(certs_.ok()) << "openssl could not make certificates"; }
 
   // redis-cli over TLS with the test CA; `extra` e.g. the client certificate options.
   std::pair<std::string, int> Cli(int port, const std::string& extra, const std::string& args) {
-    return RunShellCommand("redis-cli -p " + std::to_string(port) + " --tls " + extra + " " +
-                           args);
+    return RunShellCommand("redis-cli -p " + std::to_string(port) + " --tls " + extra + " " + args);
   }
   std::string WithCa(const std::string& ca = "ca.crt") { return "--cacert " + certs_.Path(ca); }
   std::string WithCert() {
@@ -43,7 +50,8 @@ class TlsWireTest : public ::testing::Test {
            certs_.Path("client.key");
   }
 
-  TlsTestCertificates certs_;
+  static inline TlsTestCertificates* shared_certs_ = nullptr;
+  const TlsTestCertificates& certs_ = *shared_certs_;
 };
 
 TEST_F(TlsWireTest, RedisCliOverTlsWhileThePlainPortServesToo) {
@@ -76,8 +84,9 @@ TEST_F(TlsWireTest, ClientCertificatesRequiredOptionalOrNot) {
   // yes (the default): no certificate, no session.
   EXPECT_NE(Cli(tls, WithCa(), "PING").first, "PONG\n");
   // A certificate from another CA is refused too.
-  EXPECT_NE(Cli(tls, WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
-                         certs_.Path("server2.key"),
+  EXPECT_NE(Cli(tls,
+                WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
+                    certs_.Path("server2.key"),
                 "PING")
                 .first,
             "PONG\n");
@@ -86,8 +95,9 @@ TEST_F(TlsWireTest, ClientCertificatesRequiredOptionalOrNot) {
   EXPECT_EQ(Cli(tls, WithCa(), "PING").first, "PONG\n");
   EXPECT_EQ(Cli(tls, WithCert(), "PING").first, "PONG\n");
   // optional still checks a certificate that is sent.
-  EXPECT_NE(Cli(tls, WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
-                         certs_.Path("server2.key"),
+  EXPECT_NE(Cli(tls,
+                WithCa() + " --cert " + certs_.Path("server2.crt") + " --key " +
+                    certs_.Path("server2.key"),
                 "PING")
                 .first,
             "PONG\n");
@@ -97,11 +107,11 @@ TEST_F(TlsWireTest, ClientCertificatesRequiredOptionalOrNot) {
 
 TEST_F(TlsWireTest, AClientRefusesAServerCertificateOfAnotherCa) {
   EmbeddedServer server(TlsOptions(certs_));
-  const auto [out, status] = Cli(server.server().tls_port(),
-                                 "--cacert " + certs_.Path("ca2.crt") + " --cert " +
-                                     certs_.Path("client.crt") + " --key " +
-                                     certs_.Path("client.key"),
-                                 "PING");
+  const auto [out, status] =
+      Cli(server.server().tls_port(),
+          "--cacert " + certs_.Path("ca2.crt") + " --cert " + certs_.Path("client.crt") +
+              " --key " + certs_.Path("client.key"),
+          "PING");
   EXPECT_NE(out.find("certificate verify failed"), std::string::npos) << out;
 }
 
@@ -141,9 +151,9 @@ TEST_F(TlsWireTest, BadFilesStopTheStartWithRedisReasons) {
   };
   Options o = TlsOptions(certs_);
   o.tls_cert_file = certs_.Path("missing.crt");
-  EXPECT_EQ(reason(o), "Failed to configure TLS: Failed to load certificate: " +
-                           certs_.Path("missing.crt") +
-                           ": error:80000002:system library::No such file or directory");
+  EXPECT_EQ(reason(o),
+            "Failed to configure TLS: Failed to load certificate: " + certs_.Path("missing.crt") +
+                ": error:80000002:system library::No such file or directory");
   o = TlsOptions(certs_);
   o.tls_key_file = certs_.Path("client.key");  // not the certificate's key
   EXPECT_NE(reason(o).find("Failed to load private key: "), std::string::npos);
@@ -160,6 +170,21 @@ TEST_F(TlsWireTest, BadFilesStopTheStartWithRedisReasons) {
   EXPECT_NE(reason(o).find("Failed to load private key"), std::string::npos);
   o.tls_key_file_pass = "secret";
   EXPECT_EQ(reason(o), "started");
+}
+
+TEST_F(TlsWireTest, LatchdStopsAtStartUpOnABadCertificateWithRedisLines) {
+  LatchdProcess latchd({"--tls-port", std::to_string(FreePort()), "--tls-cert-file",
+                        certs_.Path("missing.crt"), "--tls-key-file", certs_.Path("server.key"),
+                        "--tls-ca-cert-file", certs_.Path("ca.crt")});
+  EXPECT_FALSE(latchd.ok());
+  const std::string log = latchd.Log();
+  EXPECT_NE(log.find("# Failed to load certificate: " + certs_.Path("missing.crt") +
+                     ": error:80000002:system library::No such file or directory"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("# Failed to configure TLS. Check logs for more info."), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("Ready to accept connections"), std::string::npos) << log;
 }
 
 TEST_F(TlsWireTest, ConfigSetReloadsTheCertificateForNewConnections) {

@@ -44,8 +44,21 @@ using ReplyType = protocol::ReplyType;
 template <class T>
 using Awaitable = boost::asio::awaitable<T>;
 
+// TLS, used when the endpoint is rediss:// (Endpoint::tls).
+struct TlsOptions {
+  std::string ca_file;  // PEM CA certificate(s) the server's is checked against; empty: the
+                        // system's (/etc/ssl/certs)
+  // A client certificate and its key (PEM), for servers with tls-auth-clients yes.
+  std::string cert_file;
+  std::string key_file;
+  // Sent as SNI and checked against the server's certificate; empty: the endpoint's host.
+  std::string server_name;
+  bool verify = true;  // false: any server certificate is accepted (tests only: no protection)
+};
+
 struct ClientOptions {
   Endpoint endpoint;
+  TlsOptions tls;
   std::string client_name;  // CLIENT SETNAME; empty: none
   int protocol = 3;         // 3: HELLO 3 when the server has it, else RESP2; 2: RESP2 only
   std::size_t pool_size = 1;

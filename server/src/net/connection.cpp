@@ -86,10 +86,11 @@ void Connection::StartHandshake() {
   if (stream_.handshake_timeout().count() > 0) {  // 0: no bound, as Redis
     block_timer_.expires_after(stream_.handshake_timeout());
     block_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
-    auto self = weak.lock();
-    if (ec || !self || !self->handshaking_) return;
-    self->state_.log->debug("Closing client id={}: no TLS handshake in time", self->session_.info->id);
-    self->Close();
+      auto self = weak.lock();
+      if (ec || !self || !self->handshaking_) return;
+      self->state_.log->debug("Closing client id={}: no TLS handshake in time",
+                              self->session_.info->id);
+      self->Close();
     });
   }
   stream_.AsyncHandshake([self = shared_from_this()](const boost::system::error_code& ec) {

@@ -37,11 +37,16 @@ std::optional<long> ProtocolOptions(const std::string& protocols) {
     const std::string_view word = std::string_view(protocols).substr(i, end - i);
     i = end;
     if (word.empty()) continue;
-    if (config::EqualsIgnoreCase(word, "tlsv1")) disabled &= ~SSL_OP_NO_TLSv1;
-    else if (config::EqualsIgnoreCase(word, "tlsv1.1")) disabled &= ~SSL_OP_NO_TLSv1_1;
-    else if (config::EqualsIgnoreCase(word, "tlsv1.2")) disabled &= ~SSL_OP_NO_TLSv1_2;
-    else if (config::EqualsIgnoreCase(word, "tlsv1.3")) disabled &= ~SSL_OP_NO_TLSv1_3;
-    else return std::nullopt;
+    if (config::EqualsIgnoreCase(word, "tlsv1"))
+      disabled &= ~SSL_OP_NO_TLSv1;
+    else if (config::EqualsIgnoreCase(word, "tlsv1.1"))
+      disabled &= ~SSL_OP_NO_TLSv1_1;
+    else if (config::EqualsIgnoreCase(word, "tlsv1.2"))
+      disabled &= ~SSL_OP_NO_TLSv1_2;
+    else if (config::EqualsIgnoreCase(word, "tlsv1.3"))
+      disabled &= ~SSL_OP_NO_TLSv1_3;
+    else
+      return std::nullopt;
   }
   if (disabled == kAll) return std::nullopt;
   return disabled;
@@ -124,20 +129,22 @@ std::shared_ptr<TlsContext> BuildTlsContext(const Options& o, std::string* error
   }
   if (!config::EqualsIgnoreCase(o.tls_auth_clients, "no") && o.tls_ca_cert_file.empty() &&
       o.tls_ca_cert_dir.empty()) {
-    *error = "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
-             "tls-replication or tls-auth-clients are enabled!";
+    *error =
+        "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
+        "tls-replication or tls-auth-clients are enabled!";
     return nullptr;
   }
   const std::optional<long> protocols = ProtocolOptions(o.tls_protocols);
   if (!protocols) {
-    *error = "Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', "
-             "'TLSv1.2' and 'TLSv1.3'.";
+    *error =
+        "Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', "
+        "'TLSv1.2' and 'TLSv1.3'.";
     return nullptr;
   }
   boost::asio::ssl::context ssl(boost::asio::ssl::context::tls_server);
   SSL_CTX* ctx = ssl.native_handle();
-  SSL_CTX_set_options(ctx, *protocols | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
-                               SSL_OP_SINGLE_DH_USE);
+  SSL_CTX_set_options(
+      ctx, *protocols | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_SINGLE_DH_USE);
   if (o.tls_prefer_server_ciphers) SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
   // Asio may retry a write with the buffer at another address (out_ grows between tries).
   SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
