@@ -147,6 +147,7 @@ TEST(LockWire, TimeoutLeavesTheQueueAndRepliesNil) {
   RawConnection holder(server.port()), w(server.port()), obs(server.port());
   ASSERT_NE(TokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
   Park(w, obs, "k", "b", "1000", "50", 1);
+  server.clock().advance(50);  // on a manual clock only the clock ends a WAIT
   EXPECT_EQ(w.ReadReply(), "$-1\r\n");
   EXPECT_EQ(WaitersOf(obs, "k"), 0);
   EXPECT_EQ(InfoField(obs, "lock_waiters"), "0");
