@@ -209,7 +209,7 @@ describe('@upstash/redis and @upstash/lock against latchd REST', () => {
         assert.deepEqual(
           await redis.multi().set(`${p}t`, 5).incrby(`${p}t`, 3).get(`${p}t`).exec(),
           ['OK', 8, 8]);
-        await assert.rejects(redis.multi().set(`${p}t`, 'x').hget(`${p}t`, 'f').exec(),
+        await assert.rejects(redis.multi().set(`${p}t`, 'x').lpush(`${p}t`, 'a').exec(),
           /EXECABORT|unknown command/);
         assert.equal(await redis.get(`${p}t`), 8, 'a refused transaction changed nothing');
         assert.ok(redis.readYourWritesSyncToken, 'the server sends upstash-sync-token');
