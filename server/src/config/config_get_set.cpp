@@ -1,6 +1,7 @@
 #include "config/config_get_set.h"
 
 #include "config/config_directives.h"
+#include "config/ignored_directives.h"
 #include "glob_match.h"
 
 namespace latch::config {
@@ -37,14 +38,37 @@ std::vector<std::pair<std::string, std::string>> ConfigGet(
   return out;
 }
 
+// The encoding thresholds of data types (hash-max-listpack-entries, zset-max-ziplist-value,
+// ...) are runtime settings in Redis that latchd has no use for: CONFIG SET checks the value
+// by Redis's rules and accepts it without effect, as the config file does, so clients and
+// Redis's own test suite that tune them go on. Nothing else ignored is settable at run time.
+namespace {
+bool IsEncodingThreshold(std::string_view name) {
+  return name.find("-max-") != std::string_view::npos &&
+         (name.ends_with("-entries") || name.ends_with("-value") || name.ends_with("-size"));
+}
+
+std::optional<std::string> CheckIgnoredSet(std::string_view name, std::string_view value) {
+  const IgnoredDirective* ignored = FindIgnoredDirective(name);
+  if (ignored == nullptr || !IsEncodingThreshold(ignored->name)) {
+    return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(name) +
+           "'";
+  }
+  if (auto reason = CheckIgnoredDirective(*ignored, {std::string(name), std::string(value)})) {
+    return SetFailed(name, *reason);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::string> ConfigSet(Options& options, std::span<const std::string_view> args) {
   const std::span<const ConfigDirective> directives = ConfigDirectives();
   std::vector<bool> seen(directives.size(), false);
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     const ConfigDirective* d = FindConfigDirective(args[i]);
     if (d == nullptr) {
-      return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(args[i]) +
-             "'";
+      if (auto error = CheckIgnoredSet(args[i], args[i + 1])) return error;
+      continue;
     }
     if (!d->runtime_settable) return SetFailed(args[i], "can't set immutable config");
     const auto index = static_cast<std::size_t>(d - directives.data());
@@ -54,6 +78,7 @@ std::optional<std::string> ConfigSet(Options& options, std::span<const std::stri
   Options updated = options;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     const ConfigDirective* d = FindConfigDirective(args[i]);
+    if (d == nullptr) continue;  // an encoding threshold, checked above
     if (std::optional<std::string> reason = d->set(updated, args[i + 1])) {
       return SetFailed(args[i], *reason);
     }

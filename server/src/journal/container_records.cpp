@@ -7,25 +7,16 @@
 #include "store/float_text.h"
 #include "store/hash_ops.h"
 #include "store/key_ops.h"
+#include "latch/protocol/request_encoder.h"
 #include "store/shard_guard.h"
 #include "store/zset_ops.h"
 
 namespace latch::journal {
 namespace {
 
-void Header(std::string* out, std::size_t n) {
-  out->push_back('*');
-  out->append(std::to_string(n));
-  out->append("\r\n");
-}
-
-void Bulk(std::string* out, std::string_view s) {
-  out->push_back('$');
-  out->append(std::to_string(s.size()));
-  out->append("\r\n");
-  out->append(s);
-  out->append("\r\n");
-}
+// The request encoder's framing: a record is a RESP command, as a client sends it.
+void Header(std::string* out, std::size_t n) { protocol::AppendMultibulkHeader(out, n); }
+void Bulk(std::string* out, std::string_view s) { protocol::AppendBulkArgument(out, s); }
 
 void EncodeHash(std::string* out, std::string_view key, const store::HashValue& h) {
   Header(out, 2 + 2 * h.size());
