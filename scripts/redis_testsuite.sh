@@ -39,9 +39,10 @@ run_one() {
   port=$(free_port)
   if [[ $server == redis ]]; then
     redis-server --port "$port" --bind 127.0.0.1 --save '' --enable-debug-command yes \
-      --logfile /dev/null &
+      --logfile /dev/null --dir "$results" &
   else
-    "$latchd" --port "$port" --bind 127.0.0.1 --enable-debug-command yes --loglevel warning &
+    "$latchd" --port "$port" --bind 127.0.0.1 --enable-debug-command yes --loglevel warning \
+      --dir "$results" &
   fi
   pid=$!
   for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
