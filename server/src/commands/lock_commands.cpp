@@ -15,6 +15,7 @@
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
+#include "metrics/lock_timings.h"
 #include "commands/errors.h"
 #include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
@@ -53,7 +54,16 @@ store::LockTable& TableFor(CommandContext& ctx, const KeyRef& k) {
 void Park(CommandContext& ctx, const KeyRef& k, std::int64_t ttl, std::int64_t timeout) {
   const bool manual = testing::ManualClockOf(ctx.server) != nullptr;
   std::shared_ptr<BlockedClient> blocked = ctx.host->Block(manual ? 0 : timeout);
-  blocked->on_timeout = [](protocol::ReplyWriter& w) { w.Null(); };
+  // The connection's timer beat the table's deadline check (which counts its own timeouts):
+  // the timeout is counted here, so latch_lock_wait_timeouts_total sees every one.
+  blocked->on_timeout = [timings = ctx.server.lock_timings, clock = ctx.server.clock,
+                         enqueued = ctx.now.mono_ms](protocol::ReplyWriter& w) {
+    if (timings) {
+      timings->wait.Observe((clock->Now().mono_ms - enqueued) * 1'000'000);
+      timings->wait_timeouts.fetch_add(1, std::memory_order_relaxed);
+    }
+    w.Null();
+  };
   store::LockWaiter waiter;
   waiter.owner = std::string(ctx.arg(2));
   waiter.ttl_ms = ttl;
