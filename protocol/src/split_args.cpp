@@ -1,6 +1,7 @@
 // Redis's sdssplitargs(), for inline requests and config-file lines alike.
 #include "latch/protocol/split_args.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace latch::protocol {
@@ -121,6 +122,30 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
   }
   out->resize(count);
   return true;
+}
+
+void AppendQuotedArg(std::string* out, std::string_view arg) {
+  out->push_back('"');
+  for (unsigned char c : arg) {
+    switch (c) {
+      case '\\': out->append("\\\\"); break;
+      case '"': out->append("\\\""); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      case '\a': out->append("\\a"); break;
+      case '\b': out->append("\\b"); break;
+      default:
+        if (c >= 0x20 && c < 0x7f) {
+          out->push_back(static_cast<char>(c));
+        } else {
+          char hex[8];
+          std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+          out->append(hex);
+        }
+    }
+  }
+  out->push_back('"');
 }
 
 }  // namespace latch::protocol

@@ -47,5 +47,20 @@ TEST(SplitArgsShared, ConfigFileTakesThePasswordRedisTakes) {
   EXPECT_THROW(ApplyConfigText("port 6380\v\n", "test", p), ConfigError);
 }
 
+// MONITOR and CONFIG REWRITE write arguments with AppendQuotedArg; SplitArgs must read back
+// exactly the bytes that were quoted, escapes and all.
+TEST(SplitArgsShared, QuotedArgumentsReadBackUnchanged) {
+  const std::string samples[] = {"", "plain", "two words", "q\"uote", "back\\slash",
+                                 std::string("nul\0byte", 8), "\a\b\t\n\r", "\x01\x7f\xff"};
+  for (const std::string& arg : samples) {
+    std::string line;
+    protocol::AppendQuotedArg(&line, arg);
+    std::vector<std::string> out;
+    ASSERT_TRUE(protocol::SplitArgs(line, &out)) << line;
+    ASSERT_EQ(out.size(), 1u) << line;
+    EXPECT_EQ(out[0], arg) << line;
+  }
+}
+
 }  // namespace
 }  // namespace latch::config

@@ -4,14 +4,14 @@
 // localhost), server-enc.key (pass phrase "secret"), client, and ca2 + server2 (another CA).
 // Header-only, so the client tests (which do not link latch_test_support) use it too; the
 // includer defines LATCH_SOURCE_DIR.
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <system_error>
 #include <utility>
+
+#include "shell.h"
 
 namespace latch::test {
 
@@ -42,17 +42,5 @@ class TlsTestCertificates {
   std::filesystem::path dir_;
   bool ok_ = false;
 };
-
-// Runs a shell command under timeout(1) and returns its stdout+stderr and exit status.
-inline std::pair<std::string, int> RunShellCommand(const std::string& command, int seconds = 10) {
-  std::FILE* pipe =
-      ::popen(("timeout " + std::to_string(seconds) + " " + command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return {"popen failed", -1};
-  std::string out;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
 
 }  // namespace latch::test

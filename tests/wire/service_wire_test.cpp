@@ -32,6 +32,7 @@
 #include "support/raw_connection.h"
 #include "support/sanitizer.h"
 #include "support/server_process.h"
+#include "support/shell.h"
 
 namespace latch::test {
 namespace {
@@ -82,17 +83,6 @@ std::size_t Count(const std::string& text, const std::string& what) {
     ++n;
   }
   return n;
-}
-
-// Runs a shell command (bounded by timeout(1)) and returns its stdout+stderr and exit status.
-std::pair<std::string, int> RunShell(const std::string& command) {
-  std::FILE* pipe = ::popen(("timeout 10 " + command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return {"popen failed", -1};
-  std::string out;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
 
 std::string LastLine(const std::string& text) {
@@ -181,9 +171,9 @@ TEST(ServiceWireTest, ConfigErrorsAreRedisOnes) {
       "--dir /nonexistent-latch-dir",
   };
   for (const char* args : cases) {
-    const auto [redis_out, redis_status] = RunShell("redis-server --port 0 " + std::string(args));
+    const auto [redis_out, redis_status] = RunShellCommand("redis-server --port 0 " + std::string(args));
     const auto [latch_out, latch_status] =
-        RunShell(std::string(LATCHD_PATH) + " --port 0 " + std::string(args));
+        RunShellCommand(std::string(LATCHD_PATH) + " --port 0 " + std::string(args));
     EXPECT_EQ(redis_status, 1) << args << ": " << redis_out;
     EXPECT_EQ(latch_status, 1) << args << ": " << latch_out;
     EXPECT_EQ(LastLine(latch_out), LastLine(redis_out)) << args;
@@ -215,7 +205,7 @@ TEST(ServiceWireTest, DaemonizeForksAndWritesThePidFile) {
   TempDir dir;
   const int port = FreePort();
   const std::string pid_path = dir / "latchd.pid";
-  const auto [out, status] = RunShell(std::string(LATCHD_PATH) + " --port " + std::to_string(port) +
+  const auto [out, status] = RunShellCommand(std::string(LATCHD_PATH) + " --port " + std::to_string(port) +
                                       " --bind 127.0.0.1 --daemonize yes --pidfile " + pid_path +
                                       " --logfile " + (dir / "latchd.log"));
   ASSERT_EQ(status, 0) << "the parent exits at once: " << out;

@@ -6,48 +6,10 @@
 
 #include "commands/command_table.h"
 #include "commands/slowlog.h"
+#include "latch/protocol/split_args.h"
 
 namespace latch {
 namespace {
-
-// Redis's quoted representation of an argument (sdscatrepr).
-void AppendQuoted(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      case '\a':
-        out->append("\\a");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      default:
-        if (c >= 0x20 && c < 0x7f) {
-          out->push_back(static_cast<char>(c));
-        } else {
-          char hex[8];
-          std::snprintf(hex, sizeof(hex), "\\x%02x", c);
-          out->append(hex);
-        }
-    }
-  }
-  out->push_back('"');
-}
 
 // "lua" for a script's call, "unix:<path>" for a Unix-socket client, else ip:port.
 std::string Source(const CommandContext& ctx) {
@@ -69,7 +31,7 @@ std::string Line(const CommandSpec& spec, const CommandContext& ctx) {
   line.append(Source(ctx)).append("]");
   for (std::size_t i = 0; i < ctx.argc(); ++i) {
     line.push_back(' ');
-    AppendQuoted(&line, RedactedArgument(spec, ctx.args, i) ? "(redacted)" : ctx.args[i]);
+    protocol::AppendQuotedArg(&line, RedactedArgument(spec, ctx.args, i) ? "(redacted)" : ctx.args[i]);
   }
   line.append("\r\n");
   return line;

@@ -17,4 +17,9 @@ namespace latch::protocol {
 // Returns false (and clears *out) on unbalanced quotes. Strings already in *out are reused.
 bool SplitArgs(std::string_view line, std::vector<std::string>* out);
 
+// Appends `arg` in double quotes the way Redis's sdscatrepr writes it (\\ \" \n \r \t \a \b,
+// \xHH for other unprintable bytes): what MONITOR shows and CONFIG REWRITE writes. SplitArgs
+// reads it back unchanged.
+void AppendQuotedArg(std::string* out, std::string_view arg);
+
 }  // namespace latch::protocol
