@@ -225,5 +225,81 @@ TEST(RuntimeConfigTest, GrantRightAfterAppendonlyYesSurvivesKill9) {
   }
 }
 
+
+// CONFIG SET dir, as Redis 7.0 (with enable-protected-configs): a chdir, with chdir's reason
+// when it cannot; CONFIG GET dir shows the new working directory.
+TEST(RuntimeConfigTest, ConfigSetDirRefusesWhatChdirRefuses) {
+  LatchdChild s(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  const std::string failed = "-ERR CONFIG SET failed (possibly related to argument 'dir') - ";
+  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir() + "/missing"),
+            failed + "No such file or directory\r\n");
+  std::ofstream(s.dir() + "/plain") << "x";
+  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir() + "/plain"),
+            failed + "Not a directory\r\n");
+  const std::string here = c.Command("CONFIG", "GET", "dir");
+  EXPECT_NE(here.find(s.dir() + "\r\n"), std::string::npos) << here;
+  std::filesystem::create_directory(s.dir() + "/next");
+  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir() + "/next"), "+OK\r\n");
+  const std::string next = s.dir() + "/next";
+  EXPECT_EQ(c.Command("CONFIG", "GET", "dir"), "*2\r\n$3\r\ndir\r\n$" +
+                                                   std::to_string(next.size()) + "\r\n" + next +
+                                                   "\r\n");
+}
+
+// The open journal keeps its file (and its promise: an acknowledged write survives kill -9)
+// until the next rewrite, which moves the journal into <new dir>/appendonlydir, as Redis's.
+TEST(RuntimeConfigTest, ConfigSetDirMovesTheJournalAtTheNextRewrite) {
+  LatchdChild s(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  const std::string next = s.dir() + "/next";
+  std::filesystem::create_directory(next);
+  RawConnection c(s.port());
+  EXPECT_EQ(c.Command("SET", "before", "1"), "+OK\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", next), "+OK\r\n");
+  EXPECT_EQ(c.Command("SET", "between", "2"), "+OK\r\n");
+  EXPECT_FALSE(std::filesystem::exists(next + "/appendonlydir"));
+  EXPECT_NE(ReadAll(s.aof_dir() + "/appendonly.aof.1.incr.aof").find("between"),
+            std::string::npos);
+  EXPECT_EQ(c.Command("BGREWRITEAOF").substr(0, 1), "+");
+  ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
+  EXPECT_NE(c.Command("INFO", "persistence").find("aof_last_bgrewrite_status:ok"),
+            std::string::npos);
+  EXPECT_EQ(c.Command("SET", "after", "3"), "+OK\r\n");
+  s.Kill9();
+  std::string out;
+  EXPECT_EQ(RunCommand("redis-check-aof " + next + "/appendonlydir/appendonly.aof.manifest", &out),
+            0)
+      << out;
+  // Restarted in the new directory: everything, the writes after the move included.
+  s.set_args({"--appendonly", "yes", "--dir", next});
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection d(s.port());
+  EXPECT_EQ(d.Command("MGET", "before", "between", "after"),
+            "*3\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n3\r\n");
+}
+
+// A directory chdir accepts but the rewrite cannot use (its appendonlydir is a plain file):
+// the rewrite fails as Redis's does, the journal stays where it was and keeps its promise.
+TEST(RuntimeConfigTest, ConfigSetDirToAnUnusableDirectoryKeepsTheJournal) {
+  LatchdChild s(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  const std::string bad = s.dir() + "/bad";
+  std::filesystem::create_directory(bad);
+  std::ofstream(bad + "/appendonlydir") << "not a directory";
+  RawConnection c(s.port());
+  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", bad), "+OK\r\n");
+  EXPECT_EQ(c.Command("BGREWRITEAOF").substr(0, 1), "+");
+  ASSERT_TRUE(WaitForInfo(s.port(), "aof_last_bgrewrite_status:err")) << s.Log();
+  ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
+  EXPECT_EQ(c.Command("SET", "kept", "1"), "+OK\r\n");
+  s.Kill9();
+  s.set_args(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection d(s.port());
+  EXPECT_EQ(d.Command("GET", "kept"), "$1\r\n1\r\n");
+}
+
 }  // namespace
 }  // namespace latch::test

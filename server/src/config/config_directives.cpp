@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <boost/asio/ip/address.hpp>
 #include <cerrno>
@@ -256,12 +257,14 @@ SetResult SetSyslogFacility(Options& o, std::string_view value) {
 }
 
 // Redis changes directory while it reads the file, so a bad dir is a config error with the
-// system's reason; main() makes the change before it opens the log or writes the pid file.
+// system's reason (chdir's: missing, not a directory, not searchable); main() makes the change
+// before it opens the log or writes the pid file, CONFIG SET in Persistence::ApplyConfig.
 SetResult SetDir(Options& o, std::string_view value) {
   struct stat st {};
   const std::string path(value);
   if (::stat(path.c_str(), &st) != 0) return std::string(std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return std::string(std::strerror(ENOTDIR));
+  if (::access(path.c_str(), X_OK) != 0) return std::string(std::strerror(errno));
   o.dir = path;
   return std::nullopt;
 }
@@ -392,7 +395,7 @@ constexpr std::array kDirectives = {
     ConfigDirective{"daemonize", GetYesNo<&Options::daemonize>, SetYesNo<&Options::daemonize>,
                     false},
     ConfigDirective{"pidfile", GetString<&Options::pidfile>, SetString<&Options::pidfile>, false},
-    ConfigDirective{"dir", GetDir, SetDir, false},
+    ConfigDirective{"dir", GetDir, SetDir, true},
     ConfigDirective{"syslog-enabled", GetYesNo<&Options::syslog_enabled>,
                     SetYesNo<&Options::syslog_enabled>, false},
     ConfigDirective{"syslog-ident", GetString<&Options::syslog_ident>,

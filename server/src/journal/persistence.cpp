@@ -50,6 +50,11 @@ void Persistence::StartJournal() {
     o = state_.options;
   }
   start_appendonly_ = o.appendonly;
+  start_dir_ = o.dir;
+  {
+    std::lock_guard lock(state_.options_mu);
+    state_.options.dir.clear();  // CONFIG GET dir shows the working directory anyway
+  }
   if (o.appendonly && !journal_) {
     SetPaths(o);
     EnsureDirectory(paths_.dir);
@@ -89,7 +94,8 @@ void Persistence::StartJournal() {
 // dir is the working directory (latchd chdirs there at start, as Redis); empty = the current
 // one, as for an embedded server.
 void Persistence::SetPaths(const Options& o) {
-  paths_.dir = o.dir.empty() ? o.appenddirname : o.dir + "/" + o.appenddirname;
+  appenddirname_ = o.appenddirname;
+  paths_.dir = start_dir_.empty() ? o.appenddirname : start_dir_ + "/" + o.appenddirname;
   paths_.prefix = o.appendfilename;
   timestamps_ = o.aof_timestamp_enabled;
   last_ts_ = 0;

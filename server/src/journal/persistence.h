@@ -81,6 +81,8 @@ class Persistence final : public store::KeyEvents {
   // The journal on `fd` (the last incremental file), attached, with its background thread.
   void Open(int fd, std::uint64_t size, const Options& o);
   std::string Enable();  // toggle.cpp; "" or the reason it failed
+  // CONFIG SET dir (toggle.cpp): chdir to options.dir when a CONFIG SET put one there.
+  std::optional<std::string> ApplyDir();
   void CloseJournal();   // stops the thread, detaches, syncs and closes; retires the journal
   void Attach(bool on);  // the journal slot of the server's key-event router
   void Maintain();  // background thread: fsync policy changes, automatic and requested rewrites
@@ -92,6 +94,13 @@ class Persistence final : public store::KeyEvents {
 
   ServerState& state_;
   AofPaths paths_;
+  // options.dir as Start() found it (an embedded server's journal directory; latchd's main()
+  // has chdir'd there and cleared it): from then on options.dir is non-empty only when a
+  // CONFIG SET asks for a chdir, and after one the journal's paths are relative to the new
+  // working directory, as Redis's.
+  std::string start_dir_;
+  std::string appenddirname_;
+  std::atomic<bool> dir_moved_{false};  // Rewrite() takes the new directory (paths_) first
   Manifest manifest_;                    // the background thread's, once started
   std::atomic<bool> timestamps_{false};  // aof-timestamp-enabled, followed by Maintain
   std::unique_ptr<Journal> journal_;

@@ -107,6 +107,10 @@ std::uint64_t Persistence::WriteSnapshot(int fd) {
 
 void Persistence::Rewrite() {
   spdlog::info("Background append only file rewriting started");
+  // After CONFIG SET dir (toggle.cpp): this rewrite moves the journal to the new directory.
+  // Its directory is created if missing, as Redis's rewrite does.
+  if (dir_moved_.exchange(false)) paths_.dir = appenddirname_;
+  EnsureDirectory(paths_.dir);
   // 1. The new incremental file, listed before it gets a record.
   Manifest during = manifest_;
   const std::int64_t incr_seq = during.last_incr_seq() + 1;

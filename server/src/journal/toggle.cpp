@@ -14,7 +14,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "journal/persistence.h"
 #include "journal/record_codec.h"
@@ -27,13 +30,16 @@ std::optional<std::string> Persistence::ApplyConfig() {
   // While loading, Start() holds toggle_mu_: a CONFIG SET then must not wait for the load.
   // Redis refuses appendonly meanwhile (DENY_LOADING_CONFIG) with its -LOADING reply; the
   // other directives are read by the journal once it is open.
+  // dir likewise (the loader reads the journal by paths relative to the working directory).
   if (state_.loading.load()) {
     std::lock_guard lock(state_.options_mu);
-    if (state_.options.appendonly == start_appendonly_) return std::nullopt;
+    const bool dir = !std::exchange(state_.options.dir, std::string()).empty();
+    if (state_.options.appendonly == start_appendonly_ && !dir) return std::nullopt;
     state_.options.appendonly = start_appendonly_;
     return std::string(kLoadingError);
   }
   std::lock_guard toggle(toggle_mu_);
+  if (auto refused = ApplyDir()) return refused;
   bool want;
   {
     std::lock_guard lock(state_.options_mu);
@@ -53,6 +59,31 @@ std::optional<std::string> Persistence::ApplyConfig() {
   std::lock_guard lock(state_.options_mu);
   state_.options.appendonly = false;
   return "ERR CONFIG SET failed (possibly related to argument 'appendonly') - " + reason;
+}
+
+// CONFIG SET dir, as Redis 7.0: a chdir, nothing more. Redis's journal paths are relative to
+// the working directory, so the open incremental file goes on taking records where it is (its
+// fd is open), and the next rewrite (BGREWRITEAOF, the automatic one, appendonly yes) writes a
+// manifest, a base and an incremental file into <new dir>/<appenddirname> (created then, as
+// Redis's rewrite does) and from then on the journal lives there; the old directory keeps its
+// files. A failed rewrite (the new directory not writable) leaves the journal where it was
+// and INFO says aof_last_bgrewrite_status:err. Before that rewrite, a restart with the new dir
+// finds no journal there, as Redis's does.
+std::optional<std::string> Persistence::ApplyDir() {
+  std::string dir;
+  {
+    std::lock_guard lock(state_.options_mu);
+    dir = std::exchange(state_.options.dir, std::string());
+  }
+  if (dir.empty()) return std::nullopt;
+  if (::chdir(dir.c_str()) != 0) {
+    return "ERR CONFIG SET failed (possibly related to argument 'dir') - " +
+           std::string(std::strerror(errno));
+  }
+  start_dir_.clear();  // an embedded server's journal directory: relative from now on too
+  dir_moved_ = true;
+  spdlog::info("Working directory changed to {} (CONFIG SET dir)", dir);
+  return std::nullopt;
 }
 
 std::string Persistence::Enable() {
