@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -130,6 +133,60 @@ TEST(JournalWriterTest, ReopenedJournalContinuesNumbersAndClosedOneHoldsNothing)
   if (fresh.WhenDurable(last + 1, [&] { done = true; })) fresh.Sync();
   fresh.Close();
   EXPECT_EQ(second.Read(), "b\n");
+}
+
+
+// A connection's completion runs on its io_context (the journal posts a batch's completions
+// there together), never before its record is in the file; Close releases what still waits.
+TEST(JournalWriterTest, CompletionsRunOnTheWaitersIoContextAfterTheirRecord) {
+  TempFile file;
+  boost::asio::io_context ctx;
+  auto work = boost::asio::make_work_guard(ctx);
+  std::thread io([&] { ctx.run(); });
+  const std::thread::id io_id = io.get_id();
+  constexpr int kRecords = 200;
+  std::atomic<int> done{0};
+  std::atomic<int> wrong{0};
+  {
+    Journal j(file.fd, 0, FsyncPolicy::kAlways);
+    for (int i = 0; i < kRecords; ++i) {
+      const std::string rec = "r" + std::to_string(i) + "\n";
+      const std::uint64_t seq = j.Append([&](std::string* out) { out->append(rec); });
+      const bool waits = j.WhenDurable(
+          seq,
+          [&, rec] {
+            if (std::this_thread::get_id() != io_id) ++wrong;
+            if (file.Read().find(rec) == std::string::npos) ++wrong;
+            ++done;
+          },
+          &ctx);
+      if (!waits) ++done;
+    }
+  }  // Close
+  work.reset();
+  io.join();
+  EXPECT_EQ(done.load(), kRecords);
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+// everysec: a record reaches the file within moments without anyone asking (the writer paces
+// its write()s but does not sit on records), and Sync() cuts the pause short.
+TEST(JournalWriterTest, EverysecWritesWithoutBeingAsked) {
+  TempFile file;
+  Journal j(file.fd, 0, FsyncPolicy::kEverysec);
+  for (int round = 0; round < 3; ++round) {
+    const std::string rec = "e" + std::to_string(round) + "\n";
+    j.Append([&](std::string* out) { out->append(rec); });
+    bool found = false;
+    for (int i = 0; i < 200 && !found; ++i) {
+      found = file.Read().find(rec) != std::string::npos;
+      if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_TRUE(found) << rec;
+  }
+  j.Append([](std::string* out) { out->append("last\n"); });
+  j.Sync();
+  EXPECT_EQ(file.Read(), "e0\ne1\ne2\nlast\n");
 }
 
 }  // namespace

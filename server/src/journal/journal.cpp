@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -15,6 +18,8 @@ using std::chrono::steady_clock;
 constexpr auto kEverysec = std::chrono::seconds(1);
 constexpr auto kRetryAfterError = std::chrono::milliseconds(100);
 constexpr auto kGatherAtMost = std::chrono::milliseconds(1);
+// everysec and no: the longest a record waits in the buffer for its write() (journal.h).
+constexpr auto kWriteEvery = std::chrono::microseconds(250);
 }  // namespace
 
 Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq)
@@ -48,22 +53,44 @@ std::uint64_t Journal::appended() const {
   return appended_;
 }
 
-bool Journal::WhenDurable(std::uint64_t seq, std::function<void()> done) {
+bool Journal::WhenDurable(std::uint64_t seq, std::function<void()> done,
+                          boost::asio::io_context* on) {
   if (policy() != FsyncPolicy::kAlways) return false;
   std::lock_guard lock(mu_);
   if (synced_ >= seq || stop_) return false;
-  waiters_.push_back({seq, std::move(done)});
+  waiters_.push_back({seq, on, std::move(done)});
   return true;
+}
+
+// A batch releases the replies of tens to hundreds of connections that live on a few
+// io_contexts: one post per io_context carries them all (waking a worker once), in the order
+// the connections asked.
+void Journal::Release(std::vector<Waiter>& ready) {
+  std::stable_sort(ready.begin(), ready.end(),
+                   [](const Waiter& a, const Waiter& b) { return a.on < b.on; });
+  for (std::size_t i = 0; i < ready.size();) {
+    std::size_t end = i + 1;
+    while (end < ready.size() && ready[end].on == ready[i].on) ++end;
+    if (ready[i].on == nullptr) {
+      for (; i < end; ++i) ready[i].done();
+      continue;
+    }
+    std::vector<std::function<void()>> group;
+    group.reserve(end - i);
+    for (std::size_t k = i; k < end; ++k) group.push_back(std::move(ready[k].done));
+    boost::asio::post(*ready[i].on, [group = std::move(group)] {
+      for (const auto& done : group) done();
+    });
+    i = end;
+  }
 }
 
 void Journal::Sync() {
   std::unique_lock lock(mu_);
   const std::uint64_t target = appended_;
   sync_requested_ = true;
-  if (writer_idle_) {
-    writer_idle_ = false;
-    cv_.notify_one();
-  }
+  writer_idle_ = false;
+  cv_.notify_one();  // idle, or pausing between writes (Run)
   synced_cv_.wait(lock, [&] { return fsynced_ >= target || stop_; });
 }
 
@@ -190,6 +217,7 @@ void Journal::Run() {
     unsynced_.store(dirty ? 1 : 0, std::memory_order_relaxed);
     batch.clear();
     if (batch.capacity() > (1u << 20)) batch.shrink_to_fit();
+    const bool pace = policy != FsyncPolicy::kAlways && !stopping;
 
     lock.lock();
     synced_ = end;
@@ -207,8 +235,14 @@ void Journal::Run() {
     synced_cv_.notify_all();
     if (!ready.empty()) {
       lock.unlock();
-      for (Waiter& w : ready) w.done();
+      Release(ready);
       lock.lock();
+    }
+    // everysec and no: records appended in the next kWriteEvery go out in one write(), and
+    // their Append()s wake nobody (writer_idle_ stays false); Sync, a file switch and Close
+    // end the pause.
+    if (pace) {
+      cv_.wait_for(lock, kWriteEvery, [&] { return stop_ || sync_requested_ || next_fd_ >= 0; });
     }
     if (stopping && buf_.empty() && next_fd_ < 0) return;
   }

@@ -10,9 +10,10 @@ std::uint64_t AppendedSeq(const ServerState& s) {
   return j == nullptr ? 0 : j->appended();
 }
 
-bool HoldUntilDurable(const ServerState& s, std::uint64_t seq, std::function<void()> resume) {
+bool HoldUntilDurable(const ServerState& s, std::uint64_t seq, boost::asio::io_context& on,
+                      std::function<void()> resume) {
   Journal* j = s.persistence ? s.persistence->journal() : nullptr;
-  return j != nullptr && j->WhenDurable(seq, std::move(resume));
+  return j != nullptr && j->WhenDurable(seq, std::move(resume), &on);
 }
 
 namespace {

@@ -7,6 +7,10 @@
 
 #include "server_state.h"
 
+namespace boost::asio {
+class io_context;
+}  // namespace boost::asio
+
 namespace latch {
 class CommandTable;
 }  // namespace latch
@@ -21,9 +25,10 @@ inline constexpr std::string_view kLoadingError = "LOADING Redis is loading the 
 // ThisThreadLastSeq() (journal.h) after a command appended, or AppendedSeq() when a record was
 // appended by another thread for this client (a lock handed to a parked waiter).
 std::uint64_t AppendedSeq(const ServerState& s);
-// True when the replies must wait for record `seq` to be on disk; `resume` then runs on the
-// journal thread once it is (the caller posts back to its own io_context).
-bool HoldUntilDurable(const ServerState& s, std::uint64_t seq, std::function<void()> resume);
+// True when the replies must wait for record `seq` to be on disk; `resume` then runs on `on`
+// (the caller's io_context) once it is, posted together with the batch's other resumes there.
+bool HoldUntilDurable(const ServerState& s, std::uint64_t seq, boost::asio::io_context& on,
+                      std::function<void()> resume);
 
 // BGREWRITEAOF.
 void RegisterPersistenceCommands(CommandTable& t);

@@ -450,12 +450,9 @@ void Connection::DeliverPushes() {
 
 bool Connection::HoldForJournal() {
   const std::uint64_t seq = std::exchange(journal_seq_, 0);
-  auto& ctx = worker_.context();
-  return journal::HoldUntilDurable(state_, seq, [self = shared_from_this(), &ctx] {
-    boost::asio::post(ctx, [self] {
-      if (self->closed_) return;
-      self->StartWrite();
-    });
+  return journal::HoldUntilDurable(state_, seq, worker_.context(), [self = shared_from_this()] {
+    if (self->closed_) return;
+    self->StartWrite();
   });
 }
 
