@@ -7,6 +7,7 @@
 #
 #   scripts/test.sh              everything
 #   scripts/test.sh -L unit      extra arguments go to ctest (here: the quick unit run)
+#   LATCH_UNITY_BUILD=ON scripts/test.sh   unity batches for the server and its suites (CI)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -14,8 +15,10 @@ cd "$root"
 bash scripts/deps.sh all
 jobs="$(nproc)"
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DLATCH_BUILD_TESTS=ON \
-  -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}"
+  -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}" -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-OFF}"
+build_start=$SECONDS
 cmake --build build/test -j"$jobs"
+echo "== test.sh: build took $((SECONDS - build_start)) s"
 # Two tests at a time: each may run a server with two io threads beside the test process.
 # A test that hangs is stopped after 300 s and counted as failed.
 ctest --test-dir build/test --output-on-failure --no-tests=error -j2 --timeout 300 "$@"
