@@ -8,10 +8,16 @@ on the work tree's filesystem, not tmpfs, so that fdatasync reaches a disk); the
 the filesystem. Rounds alternate the server order; the load average is recorded per round.
 Goals (issue 10): always: latchd >= 1.5x Redis's rps at c50 P16, >= 1.2x at c50 P1, p99 no
 worse; everysec: within 10% of latchd without a journal.
+
+`python3 bench/durable.py --profile [--latchd PATH]`: where the time goes, in counts that a
+loaded machine changes little (profile() below).
 """
 
+import argparse
+import glob
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -171,3 +177,108 @@ def main(args):
         f.write(table)
     print()
     print(table)
+
+
+# ---------------------------------------------------------------- --profile
+
+def thread_counters(pid):
+    """utime+stime (s) and context switches, summed over the process's threads."""
+    cpu, switches = R.proc_cpu_seconds(pid), 0
+    for status in glob.glob("/proc/%d/task/*/status" % pid):
+        with open(status) as f:
+            for line in f:
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    switches += int(line.split()[1])
+    return cpu, switches
+
+
+def sync_spans(trace_file):
+    """(start, end) of every fdatasync in an `strace -ttt -T` log."""
+    spans = []
+    with open(trace_file) as f:
+        for line in f:
+            m = re.search(r"^\d+\s+([\d.]+) fdatasync\(.*<([\d.]+)>", line)
+            if m:
+                spans.append((float(m.group(1)), float(m.group(1)) + float(m.group(2))))
+    return spans
+
+
+def pct(values, q):
+    values = sorted(values)
+    return 1e6 * values[min(len(values) - 1, int(len(values) * q))] if values else 0
+
+
+def profile_one(args, mode, clients, pipeline, requests, root, traced):
+    """One server, one redis-benchmark run of SET NX PX. Traced: requests per fdatasync, sync
+    time and the gap between syncs (strace, filtered to fdatasync by seccomp). Untraced: CPU
+    and thread switches per request (/proc; strace's stops would inflate both)."""
+    kind, policy = mode.split("-")
+    d = tempfile.mkdtemp(prefix="profile-", dir=root)
+    port = R.free_port()
+    journal = [] if policy == "off" else ["--appendonly", "yes", "--appendfsync", policy,
+                                          "--dir", d]
+    if kind == "latch":
+        argv = [args.latchd, "--port", str(port), "--bind", "127.0.0.1", "--io-threads", "1"]
+    else:
+        argv = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                "--aof-use-rdb-preamble", "no"]
+    trace = os.path.join(d, "strace.log")
+    prefix = ["strace", "-f", "-qq", "--seccomp-bpf", "-ttt", "-T", "-e", "trace=fdatasync",
+              "-o", trace] if traced else []
+    proc = subprocess.Popen(prefix + argv + journal, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=d)
+    try:
+        for _ in range(300):
+            try:
+                R.Resp(port).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        pid = proc.pid
+        if traced:
+            with open("/proc/%d/task/%d/children" % (proc.pid, proc.pid)) as f:
+                pid = int(f.read().split()[0])
+        cpu0, sw0 = thread_counters(pid)
+        r = R.run_redis_benchmark(port, clients, pipeline, requests,
+                                  "SET lock:__rand_int__ %s NX PX 30000" % R.TOKEN, 1000000)
+        cpu1, sw1 = thread_counters(pid)
+        os.kill(pid, 15)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    head = "%-15s c%d P%-2d" % (mode, clients, pipeline)
+    if not traced:
+        shutil.rmtree(d, ignore_errors=True)
+        return "%s %s rps | cpu %.1f us/req, %.3f thread switches/req" % (
+            head, fmt(r.get("rps")), 1e6 * (cpu1 - cpu0) / requests, (sw1 - sw0) / requests)
+    spans = sync_spans(trace)
+    shutil.rmtree(d, ignore_errors=True)
+    gaps = [b[0] - a[1] for a, b in zip(spans, spans[1:])]
+    return ("%s (strace) %s fdatasyncs, %s requests each, sync p50 %s us, gap between syncs "
+            "p10/p50/p90 %s/%s/%s us" % (
+                head, len(spans), fmt(requests / max(1, len(spans))),
+                fmt(pct([b - a for a, b in spans], .5)), fmt(pct(gaps, .1)),
+                fmt(pct(gaps, .5)), fmt(pct(gaps, .9))))
+
+
+def profile(args):
+    root = os.path.abspath(args.journal_root)
+    os.makedirs(root, exist_ok=True)
+    print("load average %s at start" % loadavg())
+    for clients, pipeline, requests in [(50, 1, 20000), (50, 16, 200000)]:
+        for mode in ["latch-always", "redis-always"]:
+            print(profile_one(args, mode, clients, pipeline, requests, root, True), flush=True)
+        for mode in ["latch-always", "redis-always", "latch-everysec", "redis-everysec",
+                     "latch-off"]:
+            print(profile_one(args, mode, clients, pipeline, requests, root, False), flush=True)
+    print("load average %s at end" % loadavg())
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", action="store_true", required=True)
+    ap.add_argument("--latchd", default=os.path.join(R.HERE, "..", "build", "rel", "server",
+                                                     "latchd"))
+    ap.add_argument("--journal-root", default=os.path.join(R.RESULTS, "tmp-journal"))
+    profile(ap.parse_args())

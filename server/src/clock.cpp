@@ -16,6 +16,11 @@ std::int64_t WallUs() {
       .count();
 }
 constexpr std::int64_t kOffsetSlackUs = 2000;
+// The offset in whole ms, rounded up: a snapshot's wall_ms is then (while the offset is
+// current) never behind the wall clock's own reading truncated to ms, so a deadline given as
+// a wall time (PXAT) never has more PTTL left on latchd than on Redis (rounded down, PXAT
+// now+10000 showed PTTL 10001).
+std::int64_t OffsetMs(std::int64_t offset_us) { return (offset_us + 999) / 1000; }
 }  // namespace
 
 SystemClock::SystemClock() : offset_us_(WallUs() - MonoUs()) {}
@@ -30,7 +35,7 @@ TimeSnapshot SystemClock::Now() const {
   }
   // Wall time derived from the stable offset, so conversions are exact between commands.
   std::int64_t mono_ms = mono / 1000;
-  std::int64_t wall_ms = mono_ms + offset / 1000;
+  std::int64_t wall_ms = mono_ms + OffsetMs(offset);
   return TimeSnapshot{mono_ms, wall_ms, wall};
 }
 
@@ -38,7 +43,7 @@ TimeSnapshot SystemClock::NowSameWallOffset() const {
   std::int64_t mono = MonoUs();
   std::int64_t offset = offset_us_.load(std::memory_order_relaxed);
   std::int64_t mono_ms = mono / 1000;
-  return TimeSnapshot{mono_ms, mono_ms + offset / 1000, mono + offset};
+  return TimeSnapshot{mono_ms, mono_ms + OffsetMs(offset), mono + offset};
 }
 
 TimeSnapshot ManualClock::Now() const {

@@ -525,20 +525,42 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   EXPECT_EQ(ConfigGet(o, args), Pairs{});
   args = {"maxclient?", "timeout", "maxclients", "hz", "hz"};
   EXPECT_EQ(ConfigGet(o, args), (Pairs{{"maxclients", "10000"}, {"timeout", "0"}, {"hz", "10"}}));
+  // Every directive, plus the 12 encoding thresholds CONFIG GET shows (hash-, zset-, list-
+  // (listpack and ziplist names), set-max-intset-entries, stream-node-max-entries).
+  constexpr std::size_t kThresholds = 12;
   args = {"*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size());
+  EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size() + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // enable-debug-command, lua-time-limit, busy-reply-threshold, aof-load-truncated,
   // aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
   // latency-monitor-threshold, and 12 tls-* directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 15u + 12u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 15u + 12u + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than, and 7
   // tls-* directives
   args = {"*-*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 6u + 7u);
+  EXPECT_EQ(ConfigGet(o, args).size(), 6u + 7u + kThresholds);
+}
+
+// Redis's test suite and clients save a threshold and put it back: GET must answer what SET
+// then accepts, under either name.
+TEST(ConfigGetTest, EncodingThresholdsReadBackAsLatchdFollowsThem) {
+  Options o;
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  std::vector<std::string_view> args{"zset-max-ziplist-entries"};
+  EXPECT_EQ(ConfigGet(o, args), (Pairs{{"zset-max-ziplist-entries", "128"}}));
+  args = {"HASH-MAX-LISTPACK-VALUE"};
+  EXPECT_EQ(ConfigGet(o, args), (Pairs{{"HASH-MAX-LISTPACK-VALUE", "64"}}));
+  args = {"zset-max-*"};
+  EXPECT_EQ(ConfigGet(o, args).size(), 4u);
+  args = {"list-max-ziplist-entries"};  // a config-file leftover Redis does not show
+  EXPECT_EQ(ConfigGet(o, args), Pairs{});
+  std::vector<std::string_view> set{"zset-max-ziplist-entries", "128"};
+  EXPECT_EQ(ConfigSet(o, set), std::nullopt);
+  set = {"zset-max-ziplist-entries", "x"};
+  EXPECT_NE(ConfigSet(o, set), std::nullopt);
 }
 
 std::optional<std::string> Set(Options& o, std::vector<std::string_view> args) {

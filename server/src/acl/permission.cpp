@@ -31,6 +31,26 @@ bool IsEval(std::string_view name) {
   return name == "eval" || name == "evalsha" || name == "eval_ro" || name == "evalsha_ro";
 }
 
+// The source keys of the sorted-set commands that count them (ZUNION numkeys key...,
+// ZUNIONSTORE dest numkeys key...): false for other commands or a bad count.
+bool NumkeysSources(std::string_view name, std::span<const std::string_view> args,
+                    std::size_t* first, std::size_t* last) {
+  std::size_t at;
+  if (name == "zunion" || name == "zinter" || name == "zdiff" || name == "zintercard" ||
+      name == "zmpop") {
+    at = 1;
+  } else if (name == "zunionstore" || name == "zinterstore" || name == "zdiffstore") {
+    at = 2;
+  } else {
+    return false;
+  }
+  std::int64_t n = 0;
+  if (args.size() <= at + 1 || !ParseInt64(args[at], &n) || n <= 0) return false;
+  *first = at + 1;
+  *last = std::min(args.size() - 1, at + static_cast<std::size_t>(n));
+  return true;
+}
+
 // The keys a command names: the table's key positions, or EVAL's numkeys.
 Denial CheckKeys(const User& u, const CommandSpec& spec, std::span<const std::string_view> args,
                  std::size_t* pos) {
@@ -47,13 +67,22 @@ Denial CheckKeys(const User& u, const CommandSpec& spec, std::span<const std::st
     last = spec.last_key < 0 ? args.size() + static_cast<std::size_t>(spec.last_key)
                              : static_cast<std::size_t>(spec.last_key);
     step = spec.key_step > 0 ? static_cast<std::size_t>(spec.key_step) : 1;
-  } else {
+  } else if (!NumkeysSources(spec.name, args, &first, &last)) {
     return Denial::kNone;
   }
   for (std::size_t i = first; i <= last && i < args.size(); i += step) {
     if (!KeyAllowed(u, args[i], need)) {
       *pos = i;
       return Denial::kKey;
+    }
+  }
+  // ZUNIONSTORE and the like: the destination above, then the sources (read).
+  if (spec.first_key > 0 && NumkeysSources(spec.name, args, &first, &last)) {
+    for (std::size_t i = first; i <= last && i < args.size(); ++i) {
+      if (!KeyAllowed(u, args[i], kKeyRead)) {
+        *pos = i;
+        return Denial::kKey;
+      }
     }
   }
   return Denial::kNone;

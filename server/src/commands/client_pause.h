@@ -8,6 +8,7 @@
 //
 // Not paused: commands from EXEC and scripts (their client was checked as a whole), and
 // REST requests (a stateless HTTP request has no connection to park).
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -25,7 +26,13 @@ class ClientPause {
   // CLIENT UNPAUSE: every parked client runs its command (each on its own thread).
   void ReleaseAll();
 
+  // DEBUG SET-ACTIVE-EXPIRE 0 also holds the tick's active expiry, for good (until 1);
+  // lookups still expire keys. Kept here, beside the pause that holds it for a while.
+  void set_active_expire(bool on) { active_expire_off_.store(!on, std::memory_order_relaxed); }
+  bool active_expire_off() const { return active_expire_off_.load(std::memory_order_relaxed); }
+
  private:
+  std::atomic<bool> active_expire_off_{false};
   std::mutex mu_;
   std::vector<std::pair<std::weak_ptr<BlockedClient>, BlockedClient::Writer>> parked_;
 };

@@ -16,6 +16,14 @@
 #include "metrics/command_stats.h"
 
 namespace latch {
+
+// Families added for Redis's own test files (docs/REDIS_TESTS.md); declared here, not in
+// command_table.h, so that adding one rebuilds this file only.
+void RegisterRandomMemberCommands(CommandTable& t);  // random_member_commands.cpp
+void RegisterZSetStoreCommands(CommandTable& t);     // zset_setop_commands.cpp: ZUNION...
+void RegisterBitCommands(CommandTable& t);           // bit_commands.cpp: SETBIT, GETBIT
+void RegisterLcsCommand(CommandTable& t);            // lcs_command.cpp
+
 namespace {
 
 bool ArityOk(int arity, std::size_t argc) {
@@ -74,6 +82,10 @@ CommandTable::CommandTable() {
   RegisterStringEditCommands(*this);
   RegisterKeyMoveCommands(*this);
   RegisterDbCommands(*this);
+  RegisterRandomMemberCommands(*this);
+  RegisterZSetStoreCommands(*this);
+  RegisterBitCommands(*this);
+  RegisterLcsCommand(*this);
   journal::RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
   RegisterSlowlogCommands(*this);

@@ -2,10 +2,12 @@
 // come from the stats registry (metrics/stats_registry.h).
 #include <unistd.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
 #include "commands/arg_parse.h"
+#include "commands/client_pause.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/peer_address.h"
@@ -204,6 +206,9 @@ void DebugHelp(CommandContext& ctx) {
       "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "ADVANCE-CLOCK <milliseconds>",
       "    Move the server's clock forward (only when it runs on an injected manual clock).",
+      "SET-ACTIVE-EXPIRE <0|1>",
+      "    Setting it to 0 disables expiring keys in background when they are not accessed",
+      "    (otherwise the Redis behavior). Setting it to 1 reenables back the default.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds> (0 to 60).",
       "HELP",
@@ -239,6 +244,11 @@ void DebugCommand(CommandContext& ctx) {
     }
     if (!ParseInt64(ctx.arg(2), &ms) || ms < 0) return ctx.out.Error(errors::kNotInteger);
     if (auto error = testing::AdvanceClock(ctx.server, ms)) return ctx.out.Error(*error);
+    return ctx.out.Ok();
+  }
+  if (EqualsNoCase(sub, "set-active-expire") && ctx.argc() == 3) {
+    // As Redis's atoi: anything but a number starting with a non-zero digit turns it off.
+    ctx.server.client_pause->set_active_expire(std::atoi(std::string(ctx.arg(2)).c_str()) != 0);
     return ctx.out.Ok();
   }
   if (EqualsNoCase(sub, "sleep") && ctx.argc() == 3) {

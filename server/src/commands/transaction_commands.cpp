@@ -59,17 +59,20 @@ void WatchCommand(CommandContext& ctx) {
     bool already = false;
     for (const auto& k : s.watched_keys) already = already || k == key;
     if (already) continue;
-    // Registered before the existence check, which takes the shard lock: a write that
-    // takes the lock after us sees the registration (writers touch watchers from their key
-    // event, under that lock), and one before us is what we read.
-    ctx.server.watches.Watch(key, s.watcher.get());
+    // Read, then registered, both under the shard lock: a write that takes the lock after
+    // us sees the registration (writers touch watchers from their key event, under that
+    // lock), and one before us is what we read. Reading first lets a key that had already
+    // expired be removed without touching this watcher: as in Redis, watching a stale key
+    // and then seeing it gone is no change.
     const KeyRef k = Resolve(ctx.db(), key);
     bool exists = false;
     ShardSet lock;
     if (lock.Lock(ctx.db(), k, GiveUpFlag(ctx))) {
       exists = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr;
+      ctx.server.watches.Watch(key, s.watcher.get());
     } else {
       // A busy script holds the key and may write it: the transaction cannot be trusted.
+      ctx.server.watches.Watch(key, s.watcher.get());
       s.watcher->dirty = true;
     }
     s.watched_keys.push_back(std::move(key));

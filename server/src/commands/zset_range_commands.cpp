@@ -1,13 +1,16 @@
-// ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES), ZRANGEBYSCORE, ZREVRANGEBYSCORE,
-// ZREVRANGE, ZRANGEBYLEX, ZREVRANGEBYLEX, ZLEXCOUNT: Redis 7.0's option rules, errors and reply shapes (RESP3 WITHSCORES: one
+// ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES), ZRANGESTORE, ZRANGEBYSCORE,
+// ZREVRANGEBYSCORE, ZREVRANGE, ZRANGEBYLEX, ZREVRANGEBYLEX, ZLEXCOUNT, ZREMRANGEBYLEX: Redis 7.0's option rules, errors and reply shapes (RESP3 WITHSCORES: one
 // [member, score] pair per element).
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/zset_reply.h"
 #include "store/zset_ops.h"
+#include "store/zset_setop.h"
 
 namespace latch {
 namespace {
@@ -24,6 +27,8 @@ struct RangeArgs {
   bool withscores = false;
   std::int64_t offset = 0, limit = -1;
   bool has_limit = false;
+  bool store = false;  // ZRANGESTORE dst src ...: the source key is argument 2, not 1
+  std::size_t src() const { return store ? 2 : 1; }
 };
 
 // One end of a BYLEX range: "-" / "+" (the ends of the set), "[x" inclusive, "(x" exclusive.
@@ -52,10 +57,10 @@ int CompareLex(std::string_view m, const LexEnd& e) {
 
 // Parses the options after "key start stop". Replies the error and returns false.
 bool ParseRangeOptions(CommandContext& ctx, RangeArgs* a) {
-  for (std::size_t j = 4; j < ctx.argc(); ++j) {
+  for (std::size_t j = a->src() + 3; j < ctx.argc(); ++j) {
     const std::size_t left = ctx.argc() - j - 1;
     const std::uint64_t w = FoldWord(ctx.arg(j));
-    if (EqualsNoCase(ctx.arg(j), "withscores")) {
+    if (!a->store && EqualsNoCase(ctx.arg(j), "withscores")) {
       a->withscores = true;
     } else if (w == Word("limit") && left >= 2) {
       if (!ParseInt64(ctx.arg(j + 1), &a->offset) || !ParseInt64(ctx.arg(j + 2), &a->limit)) {
@@ -89,7 +94,16 @@ bool ParseRangeOptions(CommandContext& ctx, RangeArgs* a) {
   return true;
 }
 
-void Reply(CommandContext& ctx, const std::vector<const Node*>& nodes, bool withscores) {
+// The range's members, or for ZRANGESTORE their count after storing them at the destination
+// (an empty range deletes it).
+void Reply(CommandContext& ctx, const RangeArgs& a, const std::vector<const Node*>& nodes) {
+  if (a.store) {
+    auto out = std::make_unique<ZSetValue>();
+    for (const Node* n : nodes) out->Insert(n->member(), n->score());
+    store::OpZStore(ctx.key(0), std::move(out), ctx.env());
+    return ctx.out.Integer(static_cast<std::int64_t>(nodes.size()));
+  }
+  const bool withscores = a.withscores;
   const bool pairs = withscores && ctx.session.proto >= 3;
   ctx.out.ArrayHeader(withscores && !pairs ? nodes.size() * 2 : nodes.size());
   for (const Node* n : nodes) {
@@ -127,7 +141,7 @@ void Walk(const Node* n, const RangeArgs& a, In in, std::vector<const Node*>* ou
 // The whole of ZRANGE and its older forms; `first` is the index of the key (1).
 void RangeGeneric(CommandContext& ctx, RangeArgs a) {
   if (!ParseRangeOptions(ctx, &a)) return;
-  std::string_view lo = ctx.arg(2), hi = ctx.arg(3);
+  std::string_view lo = ctx.arg(a.src() + 1), hi = ctx.arg(a.src() + 2);
   if (a.rev && a.by != By::kRank) std::swap(lo, hi);
   std::int64_t start = 0, stop = 0;
   store::ScoreRange range;
@@ -141,15 +155,18 @@ void RangeGeneric(CommandContext& ctx, RangeArgs a) {
   if (a.by == By::kLex && (!ParseLexEnd(lo, &lmin) || !ParseLexEnd(hi, &lmax))) {
     return ctx.out.Error("ERR min or max not valid string range item");
   }
-  const ZSetValue* z;
-  if (!ReadZSet(ctx, &z)) return;
+  store::Object* o;
+  ZSetValue* z;
+  if (store::FindContainer(ctx.key(a.store ? 1 : 0), ctx.env(), &o, &z) != store::OpStatus::kOk) {
+    return ctx.out.Error(errors::kWrongType);
+  }
   std::vector<const Node*> nodes;
-  if (z == nullptr) return Reply(ctx, nodes, a.withscores);
+  if (z == nullptr) return Reply(ctx, a, nodes);
   if (a.by == By::kRank) {
     ByRank(*z, start, stop, a.rev, &nodes);
   } else if (a.by == By::kScore) {
     if (a.offset > 0 && static_cast<std::size_t>(a.offset) >= z->size()) {
-      return Reply(ctx, nodes, a.withscores);
+      return Reply(ctx, a, nodes);
     }
     const Node* n = a.rev ? z->LastIn(range) : z->FirstIn(range);
     Walk(n, a, [&](const Node* x) {
@@ -170,10 +187,11 @@ void RangeGeneric(CommandContext& ctx, RangeArgs a) {
     while (n != nullptr && !(a.rev ? below(n) : above(n))) n = a.rev ? n->prev() : n->next();
     Walk(n, a, [&](const Node* x) { return a.rev ? above(x) : below(x); }, &nodes);
   }
-  Reply(ctx, nodes, a.withscores);
+  Reply(ctx, a, nodes);
 }
 
 void ZRangeCommand(CommandContext& ctx) { RangeGeneric(ctx, RangeArgs{}); }
+void ZRangeStoreCommand(CommandContext& ctx) { RangeGeneric(ctx, RangeArgs{.store = true}); }
 
 void ZRangeByLexCommand(CommandContext& ctx) {
   RangeGeneric(ctx, RangeArgs{.by = By::kLex, .rev = false, .rev_allowed = false});
@@ -196,6 +214,26 @@ void ZLexCountCommand(CommandContext& ctx) {
     if ((lmin.ex ? lo > 0 : lo >= 0) && (lmax.ex ? hi < 0 : hi <= 0)) ++n;
   }
   ctx.out.Integer(n);
+}
+
+// ZREMRANGEBYLEX: the members in the range (equal scores assumed, as ZRANGEBYLEX), removed
+// through ZREM's Op (one key event).
+void ZRemRangeByLexCommand(CommandContext& ctx) {
+  LexEnd lmin, lmax;
+  if (!ParseLexEnd(ctx.arg(2), &lmin) || !ParseLexEnd(ctx.arg(3), &lmax)) {
+    return ctx.out.Error("ERR min or max not valid string range item");
+  }
+  const ZSetValue* z;
+  if (!ReadZSet(ctx, &z)) return;
+  std::vector<std::string> members;
+  for (const Node* x = z != nullptr ? z->First() : nullptr; x != nullptr; x = x->next()) {
+    const int lo = CompareLex(x->member(), lmin), hi = CompareLex(x->member(), lmax);
+    if ((lmin.ex ? lo > 0 : lo >= 0) && (lmax.ex ? hi < 0 : hi <= 0)) members.emplace_back(x->member());
+  }
+  const std::vector<std::string_view> views(members.begin(), members.end());
+  std::int64_t removed = 0;
+  if (!views.empty()) store::OpZRem(ctx.key(0), views, ctx.env(), &removed);
+  ctx.out.Integer(removed);
 }
 
 void ZRevRangeCommand(CommandContext& ctx) {
@@ -222,6 +260,14 @@ void Add(CommandTable& t, const char* name, int arity, CommandHandler handler,
 void RegisterZSetRangeCommands(CommandTable& t) {
   Add(t, "zrange", -4, ZRangeCommand, "Returns members in a sorted set within a range of indexes.",
       "1.2.0");
+  t.Add({.name = "zrangestore", .arity = -5, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
+         .last_key = 2, .key_step = 1, .handler = ZRangeStoreCommand, .group = "sorted-set",
+         .summary = "Stores a range of members from sorted set in a key.", .since = "6.2.0"});
+  t.Add({.name = "zremrangebylex", .arity = 4, .flags = kCmdWrite, .first_key = 1,
+         .last_key = 1, .key_step = 1, .handler = ZRemRangeByLexCommand, .group = "sorted-set",
+         .summary = "Removes members in a sorted set within a lexicographical range. Deletes the "
+                    "sorted set if all members were removed.",
+         .since = "2.8.9"});
   Add(t, "zrevrange", -4, ZRevRangeCommand,
       "Returns members in a sorted set within a range of indexes in reverse order.", "1.2.0");
   Add(t, "zrangebyscore", -4, ZRangeByScoreCommand,

@@ -1,6 +1,8 @@
 #include "config/config_get_set.h"
 
 #include "config/config_directives.h"
+#include "config/encoding_thresholds.h"
+#include "config/config_values.h"
 #include "config/ignored_directives.h"
 #include "glob_match.h"
 
@@ -13,6 +15,23 @@ std::string SetFailed(std::string_view argument, std::string_view reason) {
   text += "') - ";
   text += reason;
   return text;
+}
+
+// The encoding thresholds CONFIG GET shows (both names of an aliased one, as Redis does).
+void AppendEncodingThresholds(std::string_view pattern, bool is_glob,
+                              std::vector<std::pair<std::string, std::string>>* out) {
+  for (const IgnoredDirective& d : IgnoredDirectives()) {
+    if (!IsEncodingThreshold(d.name)) continue;
+    if (is_glob ? !GlobMatch(pattern, d.name, /*nocase=*/true)
+                : !EqualsIgnoreCase(pattern, d.name)) {
+      continue;
+    }
+    const std::string name = is_glob ? std::string(d.name) : std::string(pattern);
+    bool seen = false;
+    for (const auto& pair : *out) seen = seen || pair.first == name;
+    if (seen) continue;
+    if (auto value = EncodingThresholdValue(d.name)) out->emplace_back(name, *value);
+  }
 }
 
 }  // namespace
@@ -34,20 +53,16 @@ std::vector<std::pair<std::string, std::string>> ConfigGet(
       seen[i] = true;
       out.emplace_back(is_glob ? std::string(d.name) : std::string(pattern), d.get(options));
     }
+    AppendEncodingThresholds(pattern, is_glob, &out);
   }
   return out;
 }
 
-// The encoding thresholds of data types (hash-max-listpack-entries, zset-max-ziplist-value,
-// ...) are runtime settings in Redis that latchd has no use for: CONFIG SET checks the value
-// by Redis's rules and accepts it without effect, as the config file does, so clients and
-// Redis's own test suite that tune them go on. Nothing else ignored is settable at run time.
+// The encoding thresholds of data types (config/encoding_thresholds.h) are runtime settings
+// in Redis that latchd has no use for: CONFIG SET checks the value by Redis's rules and
+// accepts it without effect, as the config file does. Nothing else ignored is settable at
+// run time.
 namespace {
-bool IsEncodingThreshold(std::string_view name) {
-  return name.find("-max-") != std::string_view::npos &&
-         (name.ends_with("-entries") || name.ends_with("-value") || name.ends_with("-size"));
-}
-
 std::optional<std::string> CheckIgnoredSet(std::string_view name, std::string_view value) {
   const IgnoredDirective* ignored = FindIgnoredDirective(name);
   if (ignored == nullptr || !IsEncodingThreshold(ignored->name)) {

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <mutex>
 
+#include "commands/client_pause.h"
 #include "net/connection.h"
 
 namespace latch {
@@ -88,6 +89,7 @@ void Worker::Tick() {
     std::unique_lock lock(s.mu(), std::try_to_lock);
     if (!lock.owns_lock()) continue;
     if (!state_.ExpiryPaused(now) &&  // CLIENT PAUSE holds expiry (and so lock hand-offs)
+        !state_.client_pause->active_expire_off() &&  // DEBUG SET-ACTIVE-EXPIRE 0
         s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) {
       more = true;
     }

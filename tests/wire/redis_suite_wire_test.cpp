@@ -1,0 +1,69 @@
+// Behaviours Redis's own test files (tests/unit/*.tcl, docs/REDIS_TESTS.md) found different
+// and that the differential corpus cannot drive: they need DEBUG (off in the corpus's
+// embedded server) or a key left stale by a stopped active expiry.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "support/embedded_server.h"
+#include "support/raw_connection.h"
+
+namespace latch::test {
+namespace {
+
+Options WithDebug() {
+  Options o = EmbeddedServer::DefaultOptions();
+  o.enable_debug_command = true;
+  return o;
+}
+
+// The worker tick runs every 1000/hz ms; a few periods are enough for it to act.
+void LetTicksRun() { std::this_thread::sleep_for(std::chrono::milliseconds(350)); }
+
+TEST(RedisSuiteWire, SetActiveExpireStopsAndRestartsActiveExpiry) {
+  EmbeddedServer server(WithDebug());
+  RawConnection c(server.port());
+  ASSERT_EQ(c.Command("DEBUG", "SET-ACTIVE-EXPIRE", "0"), "+OK\r\n");
+  ASSERT_EQ(c.Command("SET", "x", "v", "PX", "1"), "+OK\r\n");
+  server.clock().advance(5);
+  LetTicksRun();
+  EXPECT_EQ(c.Command("DBSIZE"), ":1\r\n") << "stale, not removed in the background";
+  ASSERT_EQ(c.Command("DEBUG", "SET-ACTIVE-EXPIRE", "1"), "+OK\r\n");
+  LetTicksRun();
+  EXPECT_EQ(c.Command("DBSIZE"), ":0\r\n");
+}
+
+// As Redis (multi.tcl, "WATCH stale keys should not fail EXEC" and the two after it):
+// watching a key that had already expired, then seeing it removed (by the WATCH's own
+// lookup, EXISTS or FLUSHDB), is not a change.
+TEST(RedisSuiteWire, WatchingAStaleKeyDoesNotAbortExec) {
+  EmbeddedServer server(WithDebug());
+  RawConnection c(server.port());
+  ASSERT_EQ(c.Command("DEBUG", "SET-ACTIVE-EXPIRE", "0"), "+OK\r\n");
+  for (const char* then : {"", "EXISTS", "FLUSHDB"}) {
+    ASSERT_EQ(c.Command("SET", "x", "foo", "PX", "1"), "+OK\r\n");
+    server.clock().advance(2);
+    ASSERT_EQ(c.Command("WATCH", "x"), "+OK\r\n");
+    if (std::string(then) == "EXISTS") {
+      ASSERT_EQ(c.Command("EXISTS", "x"), ":0\r\n");
+    }
+    if (std::string(then) == "FLUSHDB") {
+      ASSERT_EQ(c.Command("FLUSHDB"), "+OK\r\n");
+    }
+    ASSERT_EQ(c.Command("MULTI"), "+OK\r\n");
+    ASSERT_EQ(c.Command("PING"), "+QUEUED\r\n");
+    EXPECT_EQ(c.Command("EXEC"), "*1\r\n+PONG\r\n") << "then: " << then;
+  }
+  // A key live at WATCH that expires before EXEC still aborts it.
+  ASSERT_EQ(c.Command("SET", "x", "foo", "PX", "10"), "+OK\r\n");
+  ASSERT_EQ(c.Command("WATCH", "x"), "+OK\r\n");
+  server.clock().advance(20);
+  ASSERT_EQ(c.Command("MULTI"), "+OK\r\n");
+  ASSERT_EQ(c.Command("PING"), "+QUEUED\r\n");
+  EXPECT_EQ(c.Command("EXEC"), "*-1\r\n");
+}
+
+}  // namespace
+}  // namespace latch::test
