@@ -269,6 +269,7 @@ TEST(JournalRestartTest, ClientsGetLoadingWhileTheJournalLoads) {
   }
   std::atomic<bool> done{false};
   std::atomic<int> loading_replies{0};
+  std::string dir_reply;  // CONFIG SET dir while loading (the probe thread's)
   std::thread probe([&] {
     while (!done) {
       RawConnection c(s.port(), milliseconds(500));
@@ -277,6 +278,8 @@ TEST(JournalRestartTest, ClientsGetLoadingWhileTheJournalLoads) {
         const std::string r = c.Command("GET", "probe");
         if (r == "-LOADING Redis is loading the dataset in memory\r\n") {
           loading_replies.fetch_add(1);
+          // As Redis (DENY_LOADING_CONFIG): no chdir under the loader's relative paths.
+          if (dir_reply.empty()) dir_reply = c.Command("CONFIG", "SET", "dir", s.dir());
         } else {
           break;
         }
@@ -288,6 +291,10 @@ TEST(JournalRestartTest, ClientsGetLoadingWhileTheJournalLoads) {
   probe.join();
   ASSERT_TRUE(started) << s.Log();
   EXPECT_GT(loading_replies.load(), 0);
+  // +OK only if the load ended between the probe's GET and its CONFIG SET.
+  EXPECT_TRUE(dir_reply == "-LOADING Redis is loading the dataset in memory\r\n" ||
+              dir_reply == "+OK\r\n")
+      << dir_reply;
   RawConnection c(s.port());
   EXPECT_EQ(c.Command("DBSIZE"), ":150000\r\n");
   EXPECT_EQ(c.Command("SET", "probe", "x"), "+OK\r\n");
