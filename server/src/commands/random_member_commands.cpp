@@ -39,8 +39,9 @@ bool ParseRandomArgs(CommandContext& ctx, std::string_view with_word, RandomArgs
     return false;
   }
   if (a->count < -kLongMax) {
-    ctx.out.Error("ERR value is out of range, value must between -9223372036854775807 and "
-                  "9223372036854775807");
+    ctx.out.Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
     return false;
   }
   if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsNoCase(ctx.arg(3), with_word))) {
@@ -71,8 +72,8 @@ template <class Emit>
 void ReplyPicks(CommandContext& ctx, std::size_t size, const RandomArgs& a, Emit emit) {
   const bool pairs = a.with && ctx.session.proto >= 3;
   const bool uniq = a.count >= 0;
-  const std::uint64_t count = uniq ? static_cast<std::uint64_t>(a.count)
-                                   : static_cast<std::uint64_t>(-a.count);
+  const std::uint64_t count =
+      uniq ? static_cast<std::uint64_t>(a.count) : static_cast<std::uint64_t>(-a.count);
   const std::uint64_t n = uniq && count > size ? size : count;
   ctx.out.ArrayHeader(a.with && !pairs ? n * 2 : n);
   auto one = [&](std::size_t i) {
@@ -147,12 +148,26 @@ void ZRandMemberCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterRandomMemberCommands(CommandTable& t) {
-  t.Add({.name = "hrandfield", .arity = -2, .flags = kCmdReadonly, .first_key = 1,
-         .last_key = 1, .key_step = 1, .handler = HRandFieldCommand, .group = "hash",
-         .summary = "Returns one or more random fields from a hash.", .since = "6.2.0"});
-  t.Add({.name = "zrandmember", .arity = -2, .flags = kCmdReadonly, .first_key = 1,
-         .last_key = 1, .key_step = 1, .handler = ZRandMemberCommand, .group = "sorted-set",
-         .summary = "Returns one or more random members from a sorted set.", .since = "6.2.0"});
+  t.Add({.name = "hrandfield",
+         .arity = -2,
+         .flags = kCmdReadonly,
+         .first_key = 1,
+         .last_key = 1,
+         .key_step = 1,
+         .handler = HRandFieldCommand,
+         .group = "hash",
+         .summary = "Returns one or more random fields from a hash.",
+         .since = "6.2.0"});
+  t.Add({.name = "zrandmember",
+         .arity = -2,
+         .flags = kCmdReadonly,
+         .first_key = 1,
+         .last_key = 1,
+         .key_step = 1,
+         .handler = ZRandMemberCommand,
+         .group = "sorted-set",
+         .summary = "Returns one or more random members from a sorted set.",
+         .since = "6.2.0"});
 }
 
 }  // namespace latch
