@@ -1,8 +1,8 @@
 // HRANDFIELD key [count [WITHVALUES]] and ZRANDMEMBER key [count [WITHSCORES]]: Redis 7.0's
 // argument rules, errors and reply shapes. A negative count draws with repetition, a positive
 // one draws distinct elements (the whole value, in its own order, when count >= its size).
-// Both read the value into a vector of views first: linear in the value's size, which is
-// small for the hashes and sets lock libraries keep, and keeps one sampler for both types.
+// A hash is read into a vector of views first (linear in its size, small for the hashes lock
+// libraries keep); a sorted set is indexed by rank.
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -134,14 +134,15 @@ void ZRandMemberCommand(CommandContext& ctx) {
   if (z == nullptr || (a.has_count && a.count == 0)) {
     return a.has_count ? ctx.out.ArrayHeader(0) : ctx.out.Null();
   }
-  std::vector<const store::ZSetValue::Node*> all;
-  all.reserve(z->size());
-  // Highest first: Redis's order when it answers the whole set.
-  for (const auto* n = z->Last(); n != nullptr; n = n->prev()) all.push_back(n);
-  if (!a.has_count) return ctx.out.Bulk(all[RandomIndex(all.size())]->member());
-  ReplyPicks(ctx, all.size(), a, [&](std::size_t i) {
-    ctx.out.Bulk(all[i]->member());
-    if (a.with) ctx.out.Double(all[i]->score());
+  // Element i is the member at descending rank i (Redis's order when it answers the whole
+  // set), found through the skip list's spans in O(log n): no copy of the set.
+  const std::size_t size = z->size();
+  auto at = [&](std::size_t i) { return z->AtRank(size - 1 - i); };
+  if (!a.has_count) return ctx.out.Bulk(at(RandomIndex(size))->member());
+  ReplyPicks(ctx, size, a, [&](std::size_t i) {
+    const store::ZSetValue::Node* n = at(i);
+    ctx.out.Bulk(n->member());
+    if (a.with) ctx.out.Double(n->score());
   });
 }
 
