@@ -65,5 +65,25 @@ TEST(RedisSuiteWire, WatchingAStaleKeyDoesNotAbortExec) {
   EXPECT_EQ(c.Command("EXEC"), "*-1\r\n");
 }
 
+// incr.tcl "INCR can modify objects in-place" and hash.tcl "Is a ziplist encoded Hash
+// promoted on big payload?" read DEBUG OBJECT's address and encoding.
+TEST(RedisSuiteWire, DebugObjectShowsTheBlockAndTheEncoding) {
+  EmbeddedServer server(WithDebug());
+  RawConnection c(server.port());
+  ASSERT_EQ(c.Command("SET", "foo", "20000"), "+OK\r\n");
+  ASSERT_EQ(c.Command("INCR", "foo"), ":20001\r\n");
+  const std::string before = c.Command("DEBUG", "OBJECT", "foo");
+  ASSERT_EQ(before.substr(0, 10), "+Value at:") << before;
+  EXPECT_NE(before.find(" refcount:1 encoding:int serializedlength:5 "), std::string::npos)
+      << before;
+  ASSERT_EQ(c.Command("INCR", "foo"), ":20002\r\n");
+  const std::string after = c.Command("DEBUG", "OBJECT", "foo");
+  EXPECT_EQ(after.substr(0, after.find(' ', 7)), before.substr(0, before.find(' ', 7)))
+      << "rewritten in its block";
+  ASSERT_EQ(c.Command("HSET", "h", "f", std::string(1024, 'a')), ":1\r\n");
+  EXPECT_NE(c.Command("DEBUG", "OBJECT", "h").find(" encoding:hashtable "), std::string::npos);
+  EXPECT_EQ(c.Command("DEBUG", "OBJECT", "nokey"), "-ERR no such key\r\n");
+}
+
 }  // namespace
 }  // namespace latch::test

@@ -49,7 +49,7 @@ TEST(ResetWire, DebugHelpListsLatchdSubcommands) {
   RawConnection c(server.port());
   const std::string help = c.Command("DEBUG", "HELP");
   EXPECT_EQ(help.substr(0, help.find("\r\n", help.find("\r\n") + 2) + 2),
-            "*10\r\n+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n")
+            "*12\r\n+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n")
       << help;
   EXPECT_NE(help.find("+SLEEP <seconds>\r\n"), std::string::npos) << help;
   EXPECT_NE(help.find("+HELP\r\n+    Prints this help.\r\n"), std::string::npos) << help;

@@ -56,14 +56,27 @@ void GetBitCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterBitCommands(CommandTable& t) {
-  t.Add({.name = "setbit", .arity = 4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-         .last_key = 1, .key_step = 1, .handler = SetBitCommand, .group = "bitmap",
+  t.Add({.name = "setbit",
+         .arity = 4,
+         .flags = kCmdWrite | kCmdDenyOom,
+         .first_key = 1,
+         .last_key = 1,
+         .key_step = 1,
+         .handler = SetBitCommand,
+         .group = "bitmap",
          .summary = "Sets or clears the bit at offset of the string value. Creates the key if "
                     "it doesn't exist.",
          .since = "2.2.0"});
-  t.Add({.name = "getbit", .arity = 3, .flags = kCmdReadonly | kCmdFast, .first_key = 1,
-         .last_key = 1, .key_step = 1, .handler = GetBitCommand, .group = "bitmap",
-         .summary = "Returns a bit value by offset.", .since = "2.2.0"});
+  t.Add({.name = "getbit",
+         .arity = 3,
+         .flags = kCmdReadonly | kCmdFast,
+         .first_key = 1,
+         .last_key = 1,
+         .key_step = 1,
+         .handler = GetBitCommand,
+         .group = "bitmap",
+         .summary = "Returns a bit value by offset.",
+         .since = "2.2.0"});
 }
 
 }  // namespace latch

@@ -2,6 +2,7 @@
 // of two strings, by Redis 7.0's dynamic programming table (so that among equally long
 // answers the same one is chosen) with its limits, errors and reply shapes (IDX: a map of
 // "matches", walked from the strings' ends, and "len").
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -53,97 +54,127 @@ struct Range {
   std::uint32_t a_start, a_end, b_start, b_end;
 };
 
-void LcsCommand(CommandContext& ctx) {
-  std::string_view av, bv;
-  for (int i = 0; i < 2; ++i) {
-    const KeyRef& k = ctx.key(static_cast<std::size_t>(i));
-    const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
-    if (o != nullptr && o->is_container()) {
-      return ctx.out.Error("ERR The specified keys must contain string values");
-    }
-    (i == 0 ? av : bv) = o != nullptr ? o->value() : std::string_view();
-  }
-  // Copies: the table below may take a while and the views point into the shards' slabs,
-  // which stay locked anyway; copying keeps the loop simple to reason about.
-  const std::string a(av), b(bv);
-  LcsArgs args;
-  if (!ParseLcsArgs(ctx, &args)) return;
-  const std::uint64_t alen = a.size(), blen = b.size();
-  const std::uint64_t cells = (alen + 1) * (blen + 1);
-  if (cells * sizeof(std::uint32_t) >
-      static_cast<std::uint64_t>(ctx.server.proto_max_bulk_len.load(std::memory_order_relaxed))) {
-    return ctx.out.Error(
-        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
-  }
-  std::vector<std::uint32_t> t(cells, 0);
-  auto at = [&](std::uint64_t i, std::uint64_t j) -> std::uint32_t& { return t[j + i * (blen + 1)]; };
-  for (std::uint64_t i = 1; i <= alen; ++i) {
-    for (std::uint64_t j = 1; j <= blen; ++j) {
-      at(i, j) = a[i - 1] == b[j - 1] ? at(i - 1, j - 1) + 1 : std::max(at(i - 1, j), at(i, j - 1));
-    }
-  }
-  const std::uint32_t total = at(alen, blen);
-  if (args.len) return ctx.out.Integer(total);
-  // Walk back from the ends, collecting the subsequence and the contiguous ranges.
-  std::string result(total, '\0');
-  std::vector<Range> ranges;
-  std::uint32_t idx = total;
-  auto i = static_cast<std::uint32_t>(alen), j = static_cast<std::uint32_t>(blen);
-  bool open = false;
-  Range cur{};
-  while (i > 0 && j > 0) {
-    bool emit = false;
-    if (a[i - 1] == b[j - 1]) {
-      result[idx - 1] = a[i - 1];
-      if (!open) {
-        cur = {i - 1, i - 1, j - 1, j - 1};
-        open = true;
-      } else if (cur.a_start == i && cur.b_start == j) {
-        --cur.a_start;
-        --cur.b_start;
-      } else {
-        emit = true;
+// Redis's table: t[j + i * (blen + 1)] is the LCS length of a[0..i) and b[0..j).
+class LcsTable {
+ public:
+  LcsTable(std::string_view a, std::string_view b)
+      : a_(a), b_(b), w_(b.size() + 1), t_((a.size() + 1) * w_, 0) {
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        at(i, j) =
+            a[i - 1] == b[j - 1] ? at(i - 1, j - 1) + 1 : std::max(at(i - 1, j), at(i, j - 1));
       }
-      if (cur.a_start == 0 || cur.b_start == 0) emit = true;
-      --idx, --i, --j;
-    } else {
-      if (at(i - 1, j) > at(i, j - 1)) {
-        --i;
-      } else {
-        --j;
-      }
-      if (open) emit = true;
-    }
-    if (emit) {
-      const std::uint32_t match_len = cur.a_end - cur.a_start + 1;
-      if (args.minmatchlen == 0 || match_len >= args.minmatchlen) ranges.push_back(cur);
-      open = false;
     }
   }
-  if (!args.idx) return ctx.out.Bulk(result);
+  std::uint32_t length() const { return t_.back(); }
+
+  // Walks back from the ends as Redis does: the subsequence into *out, and the ranges of
+  // consecutive matches (at least minmatchlen long) into *ranges, last match first.
+  void WalkBack(std::int64_t minmatchlen, std::string* out, std::vector<Range>* ranges) const {
+    out->assign(length(), '\0');
+    std::uint32_t idx = length();
+    auto i = static_cast<std::uint32_t>(a_.size()), j = static_cast<std::uint32_t>(b_.size());
+    bool open = false;
+    Range cur{};
+    while (i > 0 && j > 0) {
+      bool emit = false;
+      if (a_[i - 1] == b_[j - 1]) {
+        (*out)[idx - 1] = a_[i - 1];
+        if (!open) {
+          cur = {i - 1, i - 1, j - 1, j - 1};
+          open = true;
+        } else if (cur.a_start == i && cur.b_start == j) {
+          --cur.a_start;
+          --cur.b_start;
+        } else {
+          emit = true;
+        }
+        if (cur.a_start == 0 || cur.b_start == 0) emit = true;
+        --idx, --i, --j;
+      } else {
+        if (at(i - 1, j) > at(i, j - 1)) {
+          --i;
+        } else {
+          --j;
+        }
+        if (open) emit = true;
+      }
+      if (emit) {
+        const std::uint32_t match_len = cur.a_end - cur.a_start + 1;
+        if (minmatchlen == 0 || match_len >= minmatchlen) ranges->push_back(cur);
+        open = false;
+      }
+    }
+  }
+
+ private:
+  std::uint32_t& at(std::size_t i, std::size_t j) { return t_[j + i * w_]; }
+  std::uint32_t at(std::size_t i, std::size_t j) const { return t_[j + i * w_]; }
+  std::string_view a_, b_;
+  std::size_t w_;
+  std::vector<std::uint32_t> t_;
+};
+
+void ReplyIdx(CommandContext& ctx, const std::vector<Range>& ranges, bool withmatchlen,
+              std::uint32_t total) {
   ctx.out.MapHeader(2);
   ctx.out.Bulk("matches");
   ctx.out.ArrayHeader(ranges.size());
   for (const Range& r : ranges) {
-    ctx.out.ArrayHeader(args.withmatchlen ? 3 : 2);
+    ctx.out.ArrayHeader(withmatchlen ? 3 : 2);
     ctx.out.ArrayHeader(2);
     ctx.out.Integer(r.a_start);
     ctx.out.Integer(r.a_end);
     ctx.out.ArrayHeader(2);
     ctx.out.Integer(r.b_start);
     ctx.out.Integer(r.b_end);
-    if (args.withmatchlen) ctx.out.Integer(r.a_end - r.a_start + 1);
+    if (withmatchlen) ctx.out.Integer(r.a_end - r.a_start + 1);
   }
   ctx.out.Bulk("len");
   ctx.out.Integer(total);
 }
 
+void LcsCommand(CommandContext& ctx) {
+  std::string_view v[2];
+  for (std::size_t i = 0; i < 2; ++i) {
+    const KeyRef& k = ctx.key(i);
+    const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+    if (o != nullptr && o->is_container()) {
+      return ctx.out.Error("ERR The specified keys must contain string values");
+    }
+    v[i] = o != nullptr ? o->value() : std::string_view();
+  }
+  LcsArgs args;
+  if (!ParseLcsArgs(ctx, &args)) return;
+  // The views stay valid: the keys' shards are held for the whole command.
+  const std::uint64_t cells = (v[0].size() + 1) * (v[1].size() + 1);
+  if (cells * sizeof(std::uint32_t) >
+      static_cast<std::uint64_t>(ctx.server.proto_max_bulk_len.load(std::memory_order_relaxed))) {
+    return ctx.out.Error(
+        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+  }
+  const LcsTable table(v[0], v[1]);
+  if (args.len) return ctx.out.Integer(table.length());
+  std::string result;
+  std::vector<Range> ranges;
+  table.WalkBack(args.minmatchlen, &result, &ranges);
+  if (!args.idx) return ctx.out.Bulk(result);
+  ReplyIdx(ctx, ranges, args.withmatchlen, table.length());
+}
+
 }  // namespace
 
 void RegisterLcsCommand(CommandTable& t) {
-  t.Add({.name = "lcs", .arity = -3, .flags = kCmdReadonly, .first_key = 1, .last_key = 2,
-         .key_step = 1, .handler = LcsCommand, .group = "string",
-         .summary = "Finds the longest common substring.", .since = "7.0.0"});
+  t.Add({.name = "lcs",
+         .arity = -3,
+         .flags = kCmdReadonly,
+         .first_key = 1,
+         .last_key = 2,
+         .key_step = 1,
+         .handler = LcsCommand,
+         .group = "string",
+         .summary = "Finds the longest common substring.",
+         .since = "7.0.0"});
 }
 
 }  // namespace latch

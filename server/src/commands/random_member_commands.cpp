@@ -1,8 +1,8 @@
 // HRANDFIELD key [count [WITHVALUES]] and ZRANDMEMBER key [count [WITHSCORES]]: Redis 7.0's
 // argument rules, errors and reply shapes. A negative count draws with repetition, a positive
 // one draws distinct elements (the whole value, in its own order, when count >= its size).
-// Both read the value into a vector of views first: linear in the value's size, which is
-// small for the hashes and sets lock libraries keep, and keeps one sampler for both types.
+// A hash is read into a vector of views first (linear in its size, small for the hashes lock
+// libraries keep); a sorted set is indexed by rank.
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -39,8 +39,9 @@ bool ParseRandomArgs(CommandContext& ctx, std::string_view with_word, RandomArgs
     return false;
   }
   if (a->count < -kLongMax) {
-    ctx.out.Error("ERR value is out of range, value must between -9223372036854775807 and "
-                  "9223372036854775807");
+    ctx.out.Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
     return false;
   }
   if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsNoCase(ctx.arg(3), with_word))) {
@@ -71,8 +72,8 @@ template <class Emit>
 void ReplyPicks(CommandContext& ctx, std::size_t size, const RandomArgs& a, Emit emit) {
   const bool pairs = a.with && ctx.session.proto >= 3;
   const bool uniq = a.count >= 0;
-  const std::uint64_t count = uniq ? static_cast<std::uint64_t>(a.count)
-                                   : static_cast<std::uint64_t>(-a.count);
+  const std::uint64_t count =
+      uniq ? static_cast<std::uint64_t>(a.count) : static_cast<std::uint64_t>(-a.count);
   const std::uint64_t n = uniq && count > size ? size : count;
   ctx.out.ArrayHeader(a.with && !pairs ? n * 2 : n);
   auto one = [&](std::size_t i) {
@@ -133,26 +134,41 @@ void ZRandMemberCommand(CommandContext& ctx) {
   if (z == nullptr || (a.has_count && a.count == 0)) {
     return a.has_count ? ctx.out.ArrayHeader(0) : ctx.out.Null();
   }
-  std::vector<const store::ZSetValue::Node*> all;
-  all.reserve(z->size());
-  // Highest first: Redis's order when it answers the whole set.
-  for (const auto* n = z->Last(); n != nullptr; n = n->prev()) all.push_back(n);
-  if (!a.has_count) return ctx.out.Bulk(all[RandomIndex(all.size())]->member());
-  ReplyPicks(ctx, all.size(), a, [&](std::size_t i) {
-    ctx.out.Bulk(all[i]->member());
-    if (a.with) ctx.out.Double(all[i]->score());
+  // Element i is the member at descending rank i (Redis's order when it answers the whole
+  // set), found through the skip list's spans in O(log n): no copy of the set.
+  const std::size_t size = z->size();
+  auto at = [&](std::size_t i) { return z->AtRank(size - 1 - i); };
+  if (!a.has_count) return ctx.out.Bulk(at(RandomIndex(size))->member());
+  ReplyPicks(ctx, size, a, [&](std::size_t i) {
+    const store::ZSetValue::Node* n = at(i);
+    ctx.out.Bulk(n->member());
+    if (a.with) ctx.out.Double(n->score());
   });
 }
 
 }  // namespace
 
 void RegisterRandomMemberCommands(CommandTable& t) {
-  t.Add({.name = "hrandfield", .arity = -2, .flags = kCmdReadonly, .first_key = 1,
-         .last_key = 1, .key_step = 1, .handler = HRandFieldCommand, .group = "hash",
-         .summary = "Returns one or more random fields from a hash.", .since = "6.2.0"});
-  t.Add({.name = "zrandmember", .arity = -2, .flags = kCmdReadonly, .first_key = 1,
-         .last_key = 1, .key_step = 1, .handler = ZRandMemberCommand, .group = "sorted-set",
-         .summary = "Returns one or more random members from a sorted set.", .since = "6.2.0"});
+  t.Add({.name = "hrandfield",
+         .arity = -2,
+         .flags = kCmdReadonly,
+         .first_key = 1,
+         .last_key = 1,
+         .key_step = 1,
+         .handler = HRandFieldCommand,
+         .group = "hash",
+         .summary = "Returns one or more random fields from a hash.",
+         .since = "6.2.0"});
+  t.Add({.name = "zrandmember",
+         .arity = -2,
+         .flags = kCmdReadonly,
+         .first_key = 1,
+         .last_key = 1,
+         .key_step = 1,
+         .handler = ZRandMemberCommand,
+         .group = "sorted-set",
+         .summary = "Returns one or more random members from a sorted set.",
+         .since = "6.2.0"});
 }
 
 }  // namespace latch

@@ -6,8 +6,8 @@
 // is store/zset_setop.h.
 #include <cstdint>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
@@ -73,10 +73,18 @@ bool ParseOptions(CommandContext& ctx, const SetOpCommand& cmd, std::size_t j, S
       }
     } else if (weighted && remaining >= 2 && EqualsNoCase(ctx.arg(j), "aggregate")) {
       switch (FoldWord(ctx.arg(j + 1))) {
-        case Word("sum"): a->agg = Aggregate::kSum; break;
-        case Word("min"): a->agg = Aggregate::kMin; break;
-        case Word("max"): a->agg = Aggregate::kMax; break;
-        default: ctx.out.Error(errors::kSyntax); return false;
+        case Word("sum"):
+          a->agg = Aggregate::kSum;
+          break;
+        case Word("min"):
+          a->agg = Aggregate::kMin;
+          break;
+        case Word("max"):
+          a->agg = Aggregate::kMax;
+          break;
+        default:
+          ctx.out.Error(errors::kSyntax);
+          return false;
       }
       j += 2;
     } else if (!cmd.store && !cmd.card && EqualsNoCase(ctx.arg(j), "withscores")) {
@@ -162,9 +170,13 @@ void ZMPopCommand(CommandContext& ctx) {
   const std::size_t where = 2 + static_cast<std::size_t>(n);
   bool max = false;
   switch (FoldWord(ctx.arg(where))) {
-    case Word("min"): break;
-    case Word("max"): max = true; break;
-    default: return ctx.out.Error(errors::kSyntax);
+    case Word("min"):
+      break;
+    case Word("max"):
+      max = true;
+      break;
+    default:
+      return ctx.out.Error(errors::kSyntax);
   }
   std::int64_t count = -1;
   for (std::size_t j = where + 1; j < ctx.argc(); ++j) {
@@ -206,17 +218,24 @@ void ZMPopCommand(CommandContext& ctx) {
 // numkeys, as EVAL's keys do.
 void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags, bool dest,
          CommandHandler handler, std::string_view summary, std::string_view since) {
-  t.Add({.name = name, .arity = arity, .flags = flags | kCmdOwnKeyLocks,
-         .first_key = dest ? 1 : 0, .last_key = dest ? 1 : 0, .key_step = dest ? 1 : 0,
-         .handler = handler, .group = "sorted-set", .summary = summary, .since = since});
+  t.Add({.name = name,
+         .arity = arity,
+         .flags = flags | kCmdOwnKeyLocks,
+         .first_key = dest ? 1 : 0,
+         .last_key = dest ? 1 : 0,
+         .key_step = dest ? 1 : 0,
+         .handler = handler,
+         .group = "sorted-set",
+         .summary = summary,
+         .since = since});
 }
 
 }  // namespace
 
 void RegisterZSetStoreCommands(CommandTable& t) {
   const auto w = kCmdWrite | kCmdDenyOom;
-  Add(t, "zunion", -3, kCmdReadonly, false, ZUnionCommand, "Returns the union of multiple sorted sets.",
-      "6.2.0");
+  Add(t, "zunion", -3, kCmdReadonly, false, ZUnionCommand,
+      "Returns the union of multiple sorted sets.", "6.2.0");
   Add(t, "zinter", -3, kCmdReadonly, false, ZInterCommand,
       "Returns the intersect of multiple sorted sets.", "6.2.0");
   Add(t, "zdiff", -3, kCmdReadonly, false, ZDiffCommand,

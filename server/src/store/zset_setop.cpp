@@ -16,8 +16,12 @@ void AggregateInto(double* target, double value, Aggregate agg) {
       *target += value;
       if (std::isnan(*target)) *target = 0;  // inf + -inf
       break;
-    case Aggregate::kMin: *target = std::min(value, *target); break;
-    case Aggregate::kMax: *target = std::max(value, *target); break;
+    case Aggregate::kMin:
+      *target = std::min(value, *target);
+      break;
+    case Aggregate::kMax:
+      *target = std::max(value, *target);
+      break;
   }
 }
 
@@ -28,8 +32,9 @@ double Weighted(const SetOpSource& s, double score) {
 }
 
 void SortBySize(std::span<SetOpSource> sources) {
-  std::stable_sort(sources.begin(), sources.end(),
-                   [](const SetOpSource& a, const SetOpSource& b) { return SizeOf(a) < SizeOf(b); });
+  std::stable_sort(sources.begin(), sources.end(), [](const SetOpSource& a, const SetOpSource& b) {
+    return SizeOf(a) < SizeOf(b);
+  });
 }
 
 // Walks the members of sources[0] present in every other source with their aggregated
@@ -42,7 +47,8 @@ void ForEachInAll(std::span<const SetOpSource> sources, Aggregate agg, Fn&& fn) 
     bool everywhere = true;
     for (std::size_t j = 1; j < sources.size() && everywhere; ++j) {
       const ZSetValue::Node* other =
-          sources[j].z == sources[0].z ? n : (sources[j].z ? sources[j].z->Find(n->member()) : nullptr);
+          sources[j].z == sources[0].z ? n
+                                       : (sources[j].z ? sources[j].z->Find(n->member()) : nullptr);
       if (other == nullptr) {
         everywhere = false;
       } else {
