@@ -6,6 +6,8 @@
 #include <chrono>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
@@ -50,6 +52,25 @@ TEST(OperatorWire, PauseWriteHoldsExpiryFromLockWaiters) {
   ASSERT_TRUE(granted.has_value());
   EXPECT_EQ(granted->front(), ':');
   EXPECT_EQ(InfoField(admin, "stats", "expired_keys"), "1");
+}
+
+// A WRITE pause postpones what Redis 7.0 flags may-replicate besides writes: PUBLISH and
+// FCALL (checked against redis-server 7.0.15), until CLIENT UNPAUSE.
+TEST(OperatorWire, PauseWritePostponesPublishAndFcall) {
+  EmbeddedServer server;
+  RawConnection admin(server.port());
+  RawConnection c(server.port(), 300ms);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"PUBLISH", "ch", "x"}, ":0\r\n"},
+      {{"FCALL", "nosuch", "0"}, "-ERR Function not found\r\n"},
+  };
+  for (const auto& [command, reply] : cases) {
+    ASSERT_EQ(admin.Command("CLIENT", "PAUSE", "100000", "WRITE"), "+OK\r\n");
+    ASSERT_TRUE(c.Send(RawConnection::Encode(command)));
+    EXPECT_EQ(c.ReadReply(), std::nullopt) << command[0] << " ran during the pause";
+    ASSERT_EQ(admin.Command("CLIENT", "UNPAUSE"), "+OK\r\n");
+    EXPECT_EQ(c.ReadReply(), reply) << command[0];
+  }
 }
 
 Options WithDebug() {
