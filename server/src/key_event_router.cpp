@@ -46,8 +46,11 @@ KeyEventRouter::~KeyEventRouter() {
 }
 
 void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
-  if (e.kind == store::KeyEvent::Kind::kWritten && e.object->token() != 0) {
-    if (auto* t = locks_.stats().timings) t->Granted(shard.index());  // latch_locks_held
+  // latch_locks_held counts the keys that carry a LOCK.ACQUIRE token: one more when such a
+  // key is created (an overwrite keeps the key's token, docs/LOCKS.md), one less when it is
+  // gone (OnGone), all of a shard's on a flush (OnCleared).
+  if (e.kind == store::KeyEvent::Kind::kWritten && e.created && e.object->token() != 0) {
+    if (auto* t = locks_.stats().timings) t->Granted(shard.index());
   }
   if (watches_.active()) watches_.Touch(e.key);
   if (journal_ != nullptr) journal_->OnModified(shard, e);

@@ -8,6 +8,8 @@
 //   4. the journal, when one is attached (set_journal): every event, grants included.
 // Commands never call any of these themselves, so none of them can be skipped.
 #include <atomic>
+#include <cstdint>
+#include <functional>
 
 #include "store/key_events.h"
 #include "store/keyspace.h"
@@ -28,17 +30,23 @@ class KeyEventRouter final : public store::KeyEvents {
   // shard lock, in the order the shard applied them. nullptr detaches. Set it before the
   // server serves clients.
   void set_journal(store::KeyEvents* journal) { journal_ = journal; }
+  // The server's CLIENT PAUSE test (ServerState::ExpiryPaused); none: expiry never held.
+  void set_expiry_hold(std::function<bool(std::int64_t)> held) { expiry_held_ = std::move(held); }
 
   void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
   store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
   void OnClearing(store::Shard& shard) override;
   void OnCleared(store::Shard& shard) override;
+  bool ExpiryHeld(std::int64_t now_ms) const override {
+    return expiry_held_ && expiry_held_(now_ms);
+  }
 
  private:
   store::Keyspace& keyspace_;
   store::LockTables& locks_;
   WatchRegistry& watches_;
   store::KeyEvents* journal_ = nullptr;
+  std::function<bool(std::int64_t)> expiry_held_;
 };
 
 }  // namespace latch

@@ -12,6 +12,7 @@
 #include "acl/registry.h"
 #include "journal/persistence.h"
 #include "metrics/command_stats.h"
+#include "metrics/latency_monitor.h"
 #include "metrics/lock_timings.h"
 
 namespace latch {
@@ -62,13 +63,16 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
   persistence = std::make_shared<journal::Persistence>(*this);
   command_stats = std::make_shared<CommandStats>();
   slowlog = std::make_shared<Slowlog>();
+  latency_monitor = std::make_shared<LatencyMonitor>();
   monitors = std::make_shared<MonitorFeed>();
   lock_timings = std::make_shared<LockTimings>(keyspace.shard_count());
   lock_timings->clock = clock.get();
   locks.stats().timings = lock_timings.get();
   client_pause = std::make_shared<ClientPause>();
+  key_events.set_expiry_hold([this](std::int64_t now_ms) { return ExpiryPaused(now_ms); });
   acl = std::make_shared<acl::Registry>(commands);
   SyncHotOptions();
+  startup_memory = store::UsedMemoryBytes();
 }
 
 void ServerState::SyncHotOptions() {
@@ -88,11 +92,13 @@ void ServerState::SyncHotOptions() {
   slowlog_slower_than = options.slowlog_log_slower_than;
   slowlog_max_len = options.slowlog_max_len;
   latency_tracking = options.latency_tracking;
+  latency_monitor_threshold = options.latency_monitor_threshold;
   RefreshHeapBytes();
 }
 
 void ServerState::RefreshHeapBytes() {
   heap_bytes.store(store::HeapBytes(), std::memory_order_relaxed);
+  RaiseMemoryPeak(heap_bytes.load(std::memory_order_relaxed) + store::Slab::Bytes());
 }
 
 bool ServerState::CheckPassword(std::string_view pass) {

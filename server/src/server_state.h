@@ -29,6 +29,7 @@ namespace latch {
 class CommandTable;
 class CommandStats;  // metrics/command_stats.h
 class Slowlog;       // commands/slowlog.h
+class LatencyMonitor;  // metrics/latency_monitor.h
 class ClientPause;   // commands/client_pause.h
 class MonitorFeed;   // commands/monitor.h
 class LockTimings;   // metrics/lock_timings.h
@@ -126,6 +127,7 @@ struct ServerState {
   // INFO commandstats/latencystats and SLOWLOG, recorded by Dispatch after every command.
   std::shared_ptr<CommandStats> command_stats;
   std::shared_ptr<Slowlog> slowlog;
+  std::shared_ptr<LatencyMonitor> latency_monitor;  // LATENCY LATEST/HISTORY events
   std::shared_ptr<LockTimings> lock_timings;  // lock histograms of /metrics
   std::shared_ptr<MonitorFeed> monitors;  // MONITOR clients, fed by Dispatch
   // CLIENT PAUSE: 0 none, 1 WRITE, 2 ALL, until client_pause_end_ms (monotonic). Dispatch
@@ -186,9 +188,19 @@ struct ServerState {
   std::atomic<std::int64_t> slowlog_slower_than{10000};  // us; negative: off
   std::atomic<std::int64_t> slowlog_max_len{128};
   std::atomic<bool> latency_tracking{true};
+  std::atomic<std::int64_t> latency_monitor_threshold{0};  // ms; 0: off
   // The malloc heap's bytes in use, refreshed by the tick and by CONFIG SET (mallinfo2 is
   // too slow per command); the slabs' bytes are read live.
   std::atomic<std::size_t> heap_bytes{0};
+  // MEMORY STATS: the bytes in use once the server was built, and the most seen since
+  // (raised by RefreshHeapBytes and by MEMORY STATS itself).
+  std::size_t startup_memory = 0;
+  std::atomic<std::size_t> used_memory_peak{0};
+  void RaiseMemoryPeak(std::size_t bytes) {
+    std::size_t seen = used_memory_peak.load(std::memory_order_relaxed);
+    while (bytes > seen && !used_memory_peak.compare_exchange_weak(seen, bytes)) {
+    }
+  }
 
   void RefreshHeapBytes();
   // RefreshHeapBytes at most every 100 ms across all workers (mallinfo2 locks every arena;

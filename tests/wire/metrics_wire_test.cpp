@@ -79,6 +79,38 @@ TEST(MetricsWire, NumbersFollowTheClients) {
   EXPECT_EQ(Sample(r, "latch_commands_processed_total"), 5) << r;
 }
 
+// latch_locks_held follows the keys that carry a LOCK.ACQUIRE token through every way a key
+// changes: an overwrite keeps the lock (docs/LOCKS.md), a DEL, an expiry, a RENAME onto
+// another lock and a FLUSHALL end it. (It used to count a SET over a lock as a new one.)
+TEST(MetricsWire, LocksHeldFollowsTheKeys) {
+  MetricsServer m;
+  RawConnection c(m.server.port());
+  for (const char* k : {"a", "b", "c", "d", "e"}) {
+    ASSERT_EQ(c.Command("LOCK.ACQUIRE", k, "owner", "30000").substr(0, 1), ":") << k;
+  }
+  auto held = [&] { return Sample(Get(m.port(), "/metrics"), "latch_locks_held"); };
+  EXPECT_EQ(held(), 5);
+  ASSERT_EQ(c.Command("SET", "a", "plain"), "+OK\r\n");
+  ASSERT_EQ(c.Command("SET", "a", "longer value than the block had room for, reallocated"),
+            "+OK\r\n");
+  ASSERT_EQ(c.Command("APPEND", "a", "x").substr(0, 1), ":");
+  EXPECT_EQ(held(), 5) << "an overwrite is not a new lock";
+  ASSERT_EQ(c.Command("DEL", "b"), ":1\r\n");
+  EXPECT_EQ(held(), 4);
+  ASSERT_EQ(c.Command("RENAME", "c", "c2"), "+OK\r\n");
+  EXPECT_EQ(held(), 4);
+  ASSERT_EQ(c.Command("RENAME", "c2", "d"), "+OK\r\n");  // d stays a lock, c2 is gone
+  EXPECT_EQ(held(), 3);
+  ASSERT_EQ(c.Command("PEXPIRE", "e", "10"), ":1\r\n");
+  m.server.clock().advance(20);
+  ASSERT_EQ(c.Command("GET", "e"), "$-1\r\n");
+  EXPECT_EQ(held(), 2);
+  ASSERT_EQ(c.Command("FLUSHALL"), "+OK\r\n");
+  EXPECT_EQ(held(), 0);
+  ASSERT_EQ(c.Command("LOCK.ACQUIRE", "f", "owner", "30000").substr(0, 1), ":");
+  EXPECT_EQ(held(), 1);
+}
+
 TEST(MetricsWire, ErrorRepliesAndResetStat) {
   MetricsServer m;
   RawConnection c(m.server.port());

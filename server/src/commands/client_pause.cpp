@@ -8,8 +8,11 @@ namespace latch {
 namespace {
 constexpr int kPauseWrite = 1;
 
+// A write, or a command Redis flags may-replicate (a script that may write, PUBLISH, whose
+// message a replica would be sent): Redis 7.0 postpones those too under a WRITE pause.
 bool MayWrite(const CommandSpec& spec) {
-  return (spec.flags & kCmdWrite) || spec.name == "eval" || spec.name == "evalsha";
+  return (spec.flags & kCmdWrite) || spec.name == "eval" || spec.name == "evalsha" ||
+         spec.name == "fcall" || spec.name == "publish";
 }
 
 // WRITE covers a command that writes, and an EXEC whose queue holds one.

@@ -1,10 +1,11 @@
 #pragma once
 // CLIENT PAUSE / UNPAUSE. While a pause lasts, a client's command that it covers (ALL: every
-// command; WRITE: writes, and EVAL/EVALSHA and an EXEC whose queue writes, which Redis calls
-// "may replicate") is not run: the client is parked (BlockHost) with a copy of the command,
-// and runs it when the pause ends or CLIENT UNPAUSE comes, behind which its pipeline waits,
-// as Redis postpones a paused client. The worker tick holds active expiry meanwhile
-// (ServerState::ExpiryPaused), so no lock runs out and is handed to a waiter.
+// command; WRITE: writes, the commands Redis flags "may replicate" (EVAL/EVALSHA, FCALL,
+// PUBLISH) and an EXEC whose queue holds one) is not run: the client is parked (BlockHost)
+// with a copy of the command, and runs it when the pause ends or CLIENT UNPAUSE comes, behind
+// which its pipeline waits, as Redis postpones a paused client. Expiry is held meanwhile
+// (ServerState::ExpiryPaused: the worker tick skips active expiry, and a lookup leaves an
+// expired key in place), so no lock runs out and is handed to a waiter.
 //
 // Not paused: commands from EXEC and scripts (their client was checked as a whole), and
 // REST requests (a stateless HTTP request has no connection to park).

@@ -1,13 +1,16 @@
-// LATENCY LATEST/HISTORY/RESET/DOCTOR/GRAPH/HELP as Redis answers them when no event ever
-// crossed latency-monitor-threshold: latchd records no latency events (its per-command
-// latencies are in INFO latencystats and /metrics instead), so this is also what it answers
-// with a threshold set. LATENCY HISTOGRAM reports the per-command latencies.
+// LATENCY: the event monitor's LATEST/HISTORY/RESET/DOCTOR (metrics/latency_monitor.h, fed
+// when latency-monitor-threshold > 0) with Redis's reply shapes; GRAPH is refused for an
+// event with samples (HISTORY has the same numbers); HISTOGRAM reports the per-command
+// latencies of INFO latencystats.
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "commands/command_table.h"
+#include "commands/latency_doctor.h"
 #include "metrics/command_stats.h"
+#include "metrics/latency_monitor.h"
+#include "server_state.h"
 
 namespace latch {
 namespace {
@@ -62,20 +65,57 @@ void LatencyHistogramCommand(CommandContext& ctx) {
   }
 }
 
-void EmptyArrayCommand(CommandContext& ctx) { ctx.out.ArrayHeader(0); }
+// LATENCY LATEST: [event, time of the last sample, its latency, the worst ever] per event.
+void LatencyLatestCommand(CommandContext& ctx) {
+  const std::vector<LatencyEvent> events = ctx.server.latency_monitor->Events();
+  ctx.out.ArrayHeader(events.size());
+  for (const LatencyEvent& e : events) {
+    ctx.out.ArrayHeader(4);
+    ctx.out.Bulk(e.name);
+    ctx.out.Integer(e.samples.back().unix_seconds);
+    ctx.out.Integer(e.samples.back().ms);
+    ctx.out.Integer(e.max_ms);
+  }
+}
 
-void LatencyResetCommand(CommandContext& ctx) { ctx.out.Integer(0); }
+const LatencyEvent* FindEvent(const std::vector<LatencyEvent>& events, std::string_view name) {
+  for (const LatencyEvent& e : events) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+// LATENCY HISTORY event: [time, latency] per sample, oldest first; empty for no samples.
+void LatencyHistoryCommand(CommandContext& ctx) {
+  const std::vector<LatencyEvent> events = ctx.server.latency_monitor->Events();
+  const LatencyEvent* e = FindEvent(events, ctx.arg(2));
+  ctx.out.ArrayHeader(e == nullptr ? 0 : e->samples.size());
+  if (e == nullptr) return;
+  for (const LatencySample& s : e->samples) {
+    ctx.out.ArrayHeader(2);
+    ctx.out.Integer(s.unix_seconds);
+    ctx.out.Integer(s.ms);
+  }
+}
+
+void LatencyResetCommand(CommandContext& ctx) {
+  std::vector<std::string_view> names(ctx.args.begin() + 2, ctx.args.end());
+  ctx.out.Integer(static_cast<std::int64_t>(ctx.server.latency_monitor->Reset(names)));
+}
 
 void LatencyGraphCommand(CommandContext& ctx) {
-  ctx.out.Error("ERR No samples available for event '" + std::string(ctx.arg(2)) + "'");
+  const std::vector<LatencyEvent> events = ctx.server.latency_monitor->Events();
+  if (FindEvent(events, ctx.arg(2)) == nullptr) {
+    return ctx.out.Error("ERR No samples available for event '" + std::string(ctx.arg(2)) + "'");
+  }
+  ctx.out.Error("ERR LATENCY GRAPH is not supported by latchd: LATENCY HISTORY " +
+                std::string(ctx.arg(2)) + " returns the same samples");
 }
 
 void LatencyDoctorCommand(CommandContext& ctx) {
-  ctx.out.Verbatim(
-      "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
-      "You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
-      "it. If we weren't in a deep space mission I'd suggest to take a look at "
-      "https://redis.io/topics/latency-monitor.\n");
+  ctx.out.Verbatim(LatencyDoctorReport(
+      ctx.server.latency_monitor->Events(),
+      ctx.server.latency_monitor_threshold.load(std::memory_order_relaxed)));
 }
 
 void LatencyHelpCommand(CommandContext& ctx) {
@@ -120,9 +160,9 @@ void RegisterLatencyCommands(CommandTable& t) {
                       .group = "server",
                       .summary = "A container for latency diagnostics commands.",
                       .since = "2.8.13"};
-  latency.subcommands.push_back(Sub("latency|latest", 2, EmptyArrayCommand,
+  latency.subcommands.push_back(Sub("latency|latest", 2, LatencyLatestCommand,
                                     "Returns the latest latency samples for all events."));
-  latency.subcommands.push_back(Sub("latency|history", 3, EmptyArrayCommand,
+  latency.subcommands.push_back(Sub("latency|history", 3, LatencyHistoryCommand,
                                     "Returns timestamp-latency samples for an event."));
   latency.subcommands.push_back(Sub("latency|reset", -2, LatencyResetCommand,
                                     "Resets the latency data for one or more events."));

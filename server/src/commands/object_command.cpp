@@ -123,6 +123,8 @@ CommandSpec HelpSub(std::string name, CommandHandler h) {
 }
 }  // namespace
 
+void AddMemoryReportCommands(CommandSpec& memory);
+
 void RegisterObjectCommands(CommandTable& t) {
   CommandSpec object{.name = "object",
                      .arity = -2,
@@ -154,6 +156,7 @@ void RegisterObjectCommands(CommandTable& t) {
   memory.subcommands.push_back(KeySub("memory|usage", -3, MemoryUsageCommand,
                                       "Estimates the memory usage of a key.", "4.0.0"));
   memory.subcommands.back().group = "server";
+  AddMemoryReportCommands(memory);  // STATS, DOCTOR, MALLOC-STATS (memory_report.cpp)
   memory.subcommands.push_back(HelpSub("memory|help", MemoryHelpCommand));
   t.Add(std::move(memory));
 }

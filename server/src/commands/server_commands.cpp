@@ -278,8 +278,11 @@ void DebugCommand(CommandContext& ctx) {
     return ctx.out.Ok();
   }
   if (EqualsNoCase(sub, "sleep") && ctx.argc() == 3) {
-    std::int64_t sec;
-    if (!ParseInt64(ctx.arg(2), &sec) || sec < 0 || sec > 60) {
+    // Seconds with a fraction, as Redis takes them (DEBUG SLEEP 0.05).
+    const std::string text(ctx.arg(2));
+    char* end = nullptr;
+    const double sec = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !(sec >= 0 && sec <= 60)) {
       return ctx.out.Error(errors::kNotInteger);
     }
     usleep(static_cast<useconds_t>(sec * 1'000'000));

@@ -6,6 +6,7 @@
 #include "commands/command_table.h"
 #include "commands/monitor.h"
 #include "commands/slowlog.h"
+#include "metrics/latency_monitor.h"
 #include "server_state.h"
 
 namespace latch {
@@ -178,6 +179,10 @@ void RecordCommandCall(const CommandSpec& spec, CommandContext& ctx, const Comma
   if (slower_than >= 0 && static_cast<std::int64_t>(nanos / 1000) >= slower_than) {
     SlowlogPush(ctx, spec, nanos / 1000);
   }
+  LatencySampleIfNeeded(st.latency_monitor.get(),
+                        st.latency_monitor_threshold.load(std::memory_order_relaxed),
+                        (spec.flags & kCmdFast) ? "fast-command" : "command",
+                        static_cast<std::int64_t>(nanos / 1'000'000), ctx.now.wall_ms / 1000);
 }
 
 void RecordCommandRejected(const CommandSpec& spec, CommandContext& ctx) {

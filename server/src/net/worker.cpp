@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
+#include <chrono>
 #include <mutex>
 
 #include "commands/client_pause.h"
+#include "metrics/latency_monitor.h"
 #include "net/connection.h"
 
 namespace latch {
@@ -82,6 +84,7 @@ void Worker::ScheduleTick(std::chrono::milliseconds delay) {
 void Worker::Tick() {
   std::int64_t now = state_.clock->MonoMs();
   bool more = false;
+  const auto cycle_start = std::chrono::steady_clock::now();  // LATENCY's "expire-cycle"
   for (int i : shards_) {
     store::Shard& s = state_.keyspace.shard(i);
     // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
@@ -95,6 +98,12 @@ void Worker::Tick() {
     }
     state_.locks.ForShard(i).TimeOutWaiters(now);  // WAIT deadlines on the injected Clock
     s.Trim(now);
+  }
+  if (const std::int64_t threshold = state_.latency_monitor_threshold.load(); threshold > 0) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - cycle_start).count();
+    LatencySampleIfNeeded(state_.latency_monitor.get(), threshold, "expire-cycle", ms,
+                          state_.clock->Now().wall_ms / 1000);
   }
   // maxmemory compares against the heap's bytes as of the last tick (mallinfo2 per command
   // would cost more than the command).

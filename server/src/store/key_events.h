@@ -34,6 +34,8 @@ struct KeyEvent {
   // kWritten / kExpireChanged: the object after the change (its deadline is on the
   // monotonic clock: Object::expire_at()). kDeleted / kExpired: the object leaving.
   const Object* object;
+  // kWritten: the key did not exist before this write (a new object, not an overwrite).
+  bool created = false;
 
   bool gone() const { return kind == Kind::kDeleted || kind == Kind::kExpired; }
 };
@@ -48,6 +50,10 @@ class KeyEvents {
   virtual void OnClearing(Shard& /*shard*/) {}
   // Every key of the shard is gone at once (FLUSHALL / FLUSHDB); no per-key events.
   virtual void OnCleared(Shard& shard) = 0;
+  // Whether expiry is on hold at `now_ms` (CLIENT PAUSE, as in Redis): an expired key then
+  // reads as missing but stays, so a paused server hands no lock to a waiter. Asked only
+  // when a lookup meets an expired key.
+  virtual bool ExpiryHeld(std::int64_t /*now_ms*/) const { return false; }
 };
 
 }  // namespace latch::store

@@ -25,9 +25,9 @@ Object* Shard::NewObject(std::string_view key, std::string_view value, std::uint
   return Object::Construct(mem, key, value, token);
 }
 
-void Shard::Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash) {
+void Shard::Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash, bool created) {
   Publish();
-  if (events_ != nullptr) events_->OnModified(*this, KeyEvent{kind, o->key(), hash, o});
+  if (events_ != nullptr) events_->OnModified(*this, KeyEvent{kind, o->key(), hash, o, created});
 }
 
 Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
@@ -35,6 +35,7 @@ Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_m
   if (slot == nullptr) return nullptr;
   Object* o = At(slot->handle);
   if (o->expired(now_ms)) {
+    if (HoldsExpired(now_ms)) return nullptr;
     set_.EraseSlot(slot);
     wheel_.Cancel(o);
     return OnExpired(o, hash);
@@ -47,7 +48,7 @@ Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
   Publish();
   Object* granted = nullptr;
   if (events_ != nullptr) {
-    granted = events_->OnGone(*this, KeyEvent{KeyEvent::Kind::kExpired, o->key(), hash, o});
+    granted = events_->OnGone(*this, KeyEvent{KeyEvent::Kind::kExpired, o->key(), hash, o, false});
   }
   FreeObject(o);
   return granted;
@@ -55,8 +56,9 @@ Object* Shard::OnExpired(Object* o, std::uint64_t hash) {
 
 Object* Shard::Put(Object* existing, std::string_view key, std::uint64_t hash,
                    std::string_view value, Expiry expiry, std::uint64_t token) {
-  Object* o = Place(existing, key, hash, value, expiry, token);
-  Modified(KeyEvent::Kind::kWritten, o, hash);
+  bool created = false;
+  Object* o = Place(existing, key, hash, value, expiry, token, &created);
+  Modified(KeyEvent::Kind::kWritten, o, hash, created);
   return o;
 }
 
@@ -65,11 +67,13 @@ Object* Shard::PutContainer(Object* existing, std::string_view key, std::uint64_
   Container* raw = value.get();
   char bytes[sizeof(raw)];
   std::memcpy(bytes, &raw, sizeof(raw));
-  Object* o = Place(existing, key, hash, std::string_view(bytes, sizeof(bytes)), expiry, 0);
+  bool created = false;
+  Object* o =
+      Place(existing, key, hash, std::string_view(bytes, sizeof(bytes)), expiry, 0, &created);
   value.release();
   o->set_container(true);
   ++containers_;
-  Modified(KeyEvent::Kind::kWritten, o, hash);
+  Modified(KeyEvent::Kind::kWritten, o, hash, created);
   return o;
 }
 
@@ -80,9 +84,12 @@ void Shard::DropContainer(Object* o) {
 }
 
 Object* Shard::Place(Object* existing, std::string_view key, std::uint64_t hash,
-                     std::string_view value, Expiry expiry, std::uint64_t token) {
+                     std::string_view value, Expiry expiry, std::uint64_t token,
+                     bool* created) {
+  if (existing == nullptr && held_expired_) existing = ReclaimHeld(key, hash);
   if (existing != nullptr && existing->is_container()) DropContainer(existing);
   Object* o = existing;
+  *created = existing == nullptr;
   if (existing == nullptr) {
     set_.ReserveOne();  // a throw leaves nothing half-done
     o = NewObject(key, value, token);
@@ -118,6 +125,21 @@ Object* Shard::Place(Object* existing, std::string_view key, std::uint64_t hash,
   return o;
 }
 
+bool Shard::HoldsExpired(std::int64_t now_ms) {
+  if (events_ == nullptr || !events_->ExpiryHeld(now_ms)) return false;
+  held_expired_ = true;
+  return true;
+}
+
+Object* Shard::ReclaimHeld(std::string_view key, std::uint64_t hash) {
+  HandleTable::Slot* slot = set_.Find(key, hash, [this](std::uint32_t h) { return At(h)->key(); });
+  if (slot == nullptr) return nullptr;
+  Object* o = At(slot->handle);
+  set_.EraseSlot(slot);
+  wheel_.Cancel(o);
+  return OnExpired(o, hash);
+}
+
 void Shard::SetDeadline(Object* o, std::uint64_t hash, std::int64_t deadline_ms) {
   wheel_.Cancel(o);
   o->deadline = 0;
@@ -134,7 +156,7 @@ void Shard::OnDeleted(Object* o, std::uint64_t hash) {
   wheel_.Cancel(o);
   Publish();
   if (events_ != nullptr) {
-    events_->OnGone(*this, KeyEvent{KeyEvent::Kind::kDeleted, o->key(), hash, o});
+    events_->OnGone(*this, KeyEvent{KeyEvent::Kind::kDeleted, o->key(), hash, o, false});
   }
   FreeObject(o);
 }
@@ -143,6 +165,7 @@ bool Shard::Delete(std::string_view key, std::uint64_t hash, std::int64_t now_ms
   HandleTable::Slot* slot = set_.Find(key, hash, [this](std::uint32_t h) { return At(h)->key(); });
   if (slot == nullptr) return false;
   Object* o = At(slot->handle);
+  if (o->expired(now_ms) && HoldsExpired(now_ms)) return false;
   set_.EraseSlot(slot);
   if (o->expired(now_ms)) {
     wheel_.Cancel(o);
@@ -172,13 +195,16 @@ void Shard::Clear() {
 }
 
 std::size_t Shard::ExpireDue(std::int64_t now_ms, std::size_t budget) {
-  return wheel_.Advance(now_ms, budget, [this](TimerNode* n) {
+  const std::size_t n = wheel_.Advance(now_ms, budget, [this](TimerNode* n) {
     Object* o = static_cast<Object*>(n);
     // The wheel keeps no hash (its node is 16 bytes): the one place a key is hashed again.
     const std::uint64_t hash = HashKey(o->key());
     set_.Erase(Slab::HandleOf(o), hash);
     OnExpired(o, hash);
   });
+  // Under budget: every key due by now is gone, so none held back by a pause is left.
+  if (n < budget) held_expired_ = false;
+  return n;
 }
 
 }  // namespace latch::store

@@ -64,7 +64,8 @@ class Shard {
   int index() const { return index_; }
 
   // The live object for key, or nullptr. An expired object found here is deleted (and
-  // when a lock waiter is handed the key, the new object is returned).
+  // when a lock waiter is handed the key, the new object is returned), unless the hook says
+  // expiry is on hold (CLIENT PAUSE): then it reads as missing and stays where it is.
   Object* Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
   // Creates or overwrites key with `value`; `existing` is Find()'s result for the same key
   // and command (may be nullptr). A new key may carry a LOCK.ACQUIRE fencing token (an
@@ -149,14 +150,20 @@ class Shard {
   }
   // Deletes o's container and makes o a string again (its value bytes are stale).
   void DropContainer(Object* o);
-  // Put without the key event.
+  // Put without the key event; *created tells whether a new object holds the key.
   Object* Place(Object* existing, std::string_view key, std::uint64_t hash, std::string_view value,
-                Expiry expiry, std::uint64_t token);
+                Expiry expiry, std::uint64_t token, bool* created);
+  // Whether the hook holds expiry now; remembers that a held expired key may be left.
+  bool HoldsExpired(std::int64_t now_ms);
+  // A write creating `key` while an expired object held by a pause still has it (a write
+  // the pause did not stop, e.g. REST): that object expires first, as a lookup would have
+  // done; returns the object a waiter was handed then (the write lands on it), or nullptr.
+  Object* ReclaimHeld(std::string_view key, std::uint64_t hash);
   // An object found past its deadline, already unlinked, leaves: counted, hook told.
   Object* OnExpired(Object* o, std::uint64_t hash);
   // A deleted object, already out of the index, leaves: off the wheel, hook told, freed.
   void OnDeleted(Object* o, std::uint64_t hash);
-  void Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash);
+  void Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash, bool created = false);
   void Publish() {
     keys_.store(set_.size(), std::memory_order_relaxed);
     expires_.store(wheel_.size(), std::memory_order_relaxed);
@@ -171,6 +178,9 @@ class Shard {
   // Objects holding a container: Clear() visits the keys only when some do, so a
   // strings-only shard is still flushed by unmapping its slab.
   std::size_t containers_ = 0;
+  // A lookup left an expired key in place (expiry held): new keys check for it until the
+  // wheel has reclaimed everything due.
+  bool held_expired_ = false;
   std::atomic<std::size_t> keys_{0};
   std::atomic<std::size_t> expires_{0};
   std::atomic<std::uint64_t> expired_total_{0};
