@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import Resp, Server, TOKEN, UNLOCK_SCRIPT  # noqa: E402
 
 N_RB = 200000    # redis-benchmark requests
+N_RB_P1 = 50000  # redis-benchmark requests without pipelining (a round trip each)
 N_LG = 100000    # latch_loadgen releases (each releases a prefilled lock)
 
 
@@ -59,8 +60,9 @@ def loadgen(args, port, **opts):
     subprocess.run(argv, check=True, capture_output=True, timeout=300)
 
 
-def redis_benchmark(port, n, command):
-    subprocess.run(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", "50", "-P", "16",
+def redis_benchmark(port, n, command, pipeline=16):
+    subprocess.run(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", "50",
+                    "-P", str(pipeline),
                     "-n", str(n), "-r", "100000", "-q"] + command.split(),
                    check=True, capture_output=True, timeout=300)
 
@@ -77,6 +79,12 @@ def workloads(args):
         # expiring during it would add active-expiry work that depends on the run's speed.
         redis_benchmark(srv.port, N_RB, "SET lock:__rand_int__ %s NX PX 3000000" % TOKEN)
         return N_RB
+
+    def acquire_p1(srv):
+        # One request per read and per write: the network path's share of a request.
+        redis_benchmark(srv.port, N_RB_P1, "SET lock:__rand_int__ %s NX PX 3000000" % TOKEN,
+                        pipeline=1)
+        return N_RB_P1
 
     def get_prep(srv):
         prefill(srv, held, 100000)
@@ -95,6 +103,7 @@ def workloads(args):
 
     return [
         ("SET NX PX c50 P16", None, acquire),
+        ("SET NX PX c50 P1", None, acquire_p1),
         ("GET c50 P16", get_prep, get),
         ("release EVALSHA c50 P16", lambda s: prefill(s, held, N_LG),
          release("EVALSHA <sha> 1 lock:{i} %s" % TOKEN)),
@@ -105,7 +114,7 @@ def workloads(args):
 
 
 def measure(args, latchd, name, prep, run):
-    tag = "%s.%s" % (name.split()[0].replace(".", "_"), latchd.strip("/").replace("/", "_"))
+    tag = "%s.%s" % (name.replace(".", "_").replace(" ", "_"), latchd.strip("/").replace("/", "_"))
     out = os.path.join(OUT, tag)
     for f in os.listdir(OUT):
         if f.startswith(tag):

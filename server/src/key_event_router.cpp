@@ -66,9 +66,10 @@ store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent
   store::LockTable& table = locks_.ForShard(shard.index());
   LockTimings* timings = locks_.stats().timings;
   if (timings == nullptr) return table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
-  const std::int64_t lease_end_ns = LeaseEnd(e, *timings);  // before the object is reused by a grant
   if (e.object->token() != 0) ObserveHold(*timings, shard.index(), e.object->token());
-  store::Object* granted = table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
+  if (table.tracked() == 0) return nullptr;  // no waiter: no hand-off to time (no clock read)
+  const std::int64_t lease_end_ns = LeaseEnd(e, *timings);  // before the object is reused by a grant
+  store::Object* granted = table.OnKeyGone(e.key, e.hash);
   if (granted != nullptr) timings->handoff.Observe(MonoNanos() - lease_end_ns);
   return granted;
 }

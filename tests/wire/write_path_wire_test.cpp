@@ -14,6 +14,7 @@
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
 #include "support/sanitizer.h"
+#include "support/wire_expect.h"
 
 namespace latch::test {
 namespace {
@@ -179,6 +180,50 @@ TEST(WritePathWire, DelOfAMillionKeysIsLinear) {
   EXPECT_LT(took, 20000) << "DEL of " << kKeys << " keys took " << took << " ms";
   std::cout << "DEL of " << kKeys << " keys: " << cpu << " ms CPU, " << took << " ms\n";
   EXPECT_EQ(other.Command("DBSIZE"), ":1\r\n");
+}
+
+// A DEL, UNLINK or EXISTS of more keys than the few it locks together runs shard by shard
+// (issue 16): each name is deleted once however often it is named, a lock waiter handed a
+// key the DEL named twice keeps it (the second mention finds the new holder's key and must
+// not delete it), and EXISTS counts a name as often as it is given, as Redis does.
+TEST(WritePathWire, ManyKeyDelCountsEachNameOnceAndKeepsAHandedOffLock) {
+  EmbeddedServer server;
+  RawConnection c(server.port());
+  RawConnection waiter(server.port());
+  constexpr int kKeys = 200;  // spread over every shard
+  std::vector<std::string> mset{"MSET"};
+  for (int i = 0; i < kKeys; ++i) {
+    mset.push_back("k" + std::to_string(i));
+    mset.push_back("v");
+  }
+  ASSERT_EQ(c.CommandArgs(mset), "+OK\r\n");
+  std::vector<std::string> exists{"EXISTS"};
+  for (int i = 0; i < kKeys; ++i) exists.push_back("k" + std::to_string(i));
+  exists.push_back("k0");
+  exists.push_back("missing");
+  EXPECT_EQ(c.CommandArgs(exists), ":" + std::to_string(kKeys + 1) + "\r\n");
+
+  // The lock held by a, b parked behind it; the DEL names the lock first and last.
+  ASSERT_EQ(c.Command("LOCK.ACQUIRE", "lk", "a", "30000").substr(0, 1), ":");
+  ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "lk", "b", "30000", "WAIT",
+                                                 "5000"})));
+  ASSERT_TRUE(Eventually([&] {
+    const std::string r = c.Command("LOCK.INFO", "lk");
+    return r.find("waiters\r\n:1") != std::string::npos;
+  }));
+  std::vector<std::string> del{"DEL", "lk"};
+  for (int i = 0; i < kKeys; ++i) del.push_back("k" + std::to_string(i));
+  for (int i = 0; i < kKeys; i += 2) del.push_back("k" + std::to_string(i));  // named twice
+  del.push_back("lk");
+  EXPECT_EQ(c.CommandArgs(del), ":" + std::to_string(kKeys + 1) + "\r\n");
+  const auto granted = waiter.ReadReply();
+  ASSERT_TRUE(granted.has_value());
+  EXPECT_EQ(granted->substr(0, 1), ":") << *granted;  // b's token
+  EXPECT_EQ(c.Command("GET", "lk"), "$1\r\nb\r\n");
+  EXPECT_EQ(c.Command("DBSIZE"), ":1\r\n");
+  del[0] = "UNLINK";
+  EXPECT_EQ(c.CommandArgs(del), ":1\r\n");  // only lk is left, and it has no waiter now
+  EXPECT_EQ(c.Command("DBSIZE"), ":0\r\n");
 }
 
 }  // namespace

@@ -21,9 +21,9 @@ namespace {
 // A key named twice is deleted once, as in Redis. Only a lock hand-off can bring a deleted
 // key back within one DEL (the key event grants it to a queued waiter), and the second
 // mention must not delete the new holder's key. So the names already seen are kept, in a
-// hash set keyed by the dispatcher's hash (linear), only when a shard of the command has
-// waiters; otherwise a repeated name simply finds nothing. The shards are held throughout,
-// so no waiter can join while the DEL runs.
+// hash set keyed by the dispatcher's hash (linear), only when the shard has waiters;
+// otherwise a repeated name simply finds nothing. The shard is held throughout its keys'
+// run (both mentions of a name are in that run), so no waiter can join meanwhile.
 class SeenKeys {
  public:
   // True the first time `k` is offered.
@@ -41,34 +41,127 @@ class SeenKeys {
   tsl::robin_set<Name, NameHash, std::equal_to<Name>, std::allocator<Name>, true> seen_;
 };
 
-bool AnyWaiters(CommandContext& ctx) {
-  for (const KeyRef& k : ctx.keys) {
+// Whether a shard of `keys` has lock waiters.
+bool AnyWaiters(CommandContext& ctx, std::span<const KeyRef> keys) {
+  for (const KeyRef& k : keys) {
     if (ctx.server.locks.ForShard(k.shard->index()).tracked() > 0) return true;
   }
   return false;
 }
 
-void DelCommand(CommandContext& ctx) {
-  const store::OpEnv env = ctx.env();
-  std::int64_t deleted = 0;
-  if (ctx.keys.size() > 1 && AnyWaiters(ctx)) {
-    SeenKeys seen;
-    store::ForEachKeyPrefetched(ctx.keys, [&](const KeyRef& k) {
-      if (seen.First(k) && store::OpDel(k, env)) ++deleted;
-    });
-  } else {
-    store::ForEachKeyPrefetched(ctx.keys, [&](const KeyRef& k) {
-      if (store::OpDel(k, env)) ++deleted;
-    });
+// DEL's work on keys whose shards are held: visit(fn) calls fn(const KeyRef&) for each key
+// in turn; each name is deleted once. Returns how many existed. `waiters`: a shard of these
+// keys has lock waiters (then second mentions are skipped, see SeenKeys).
+struct DeleteRun {
+  template <class Visit>
+  std::int64_t operator()(CommandContext& ctx, bool waiters, Visit&& visit) const {
+    const store::OpEnv env = ctx.env();
+    std::int64_t deleted = 0;
+    if (waiters) {
+      SeenKeys seen;
+      visit([&](const KeyRef& k) {
+        if (seen.First(k) && store::OpDel(k, env)) ++deleted;
+      });
+    } else {
+      visit([&](const KeyRef& k) {
+        if (store::OpDel(k, env)) ++deleted;
+      });
+    }
+    return deleted;
   }
+};
+
+// EXISTS's: how many of the keys exist; a name given twice counts twice.
+struct ExistsRun {
+  template <class Visit>
+  std::int64_t operator()(CommandContext& ctx, bool /*waiters*/, Visit&& visit) const {
+    std::int64_t found = 0;
+    visit([&](const KeyRef& k) {
+      if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
+    });
+    return found;
+  }
+};
+
+// Up to this many keys a command locks its shards together and runs its keys in argument
+// order (nothing to sort or allocate); beyond, by shard (ShardBatches).
+constexpr std::size_t kBatchAbove = 16;
+
+// Shards this command locked and has not released yet; the rest are released on the way
+// out (an exception from an Op unwinds through here).
+class HeldShards {
+ public:
+  explicit HeldShards(store::Keyspace& ks) : ks_(ks), held_(ks.shard_count(), 0) {}
+  ~HeldShards() {
+    for (int i = ks_.shard_count(); i > 0; --i) Release(i - 1);
+  }
+  HeldShards(const HeldShards&) = delete;
+  HeldShards& operator=(const HeldShards&) = delete;
+
+  bool Take(int i, const std::atomic<bool>* give_up) {
+    store::Shard& s = ks_.shard(i);
+    if (store::ThisThreadHolds(s)) return true;  // EXEC, a script: held by the caller
+    if (!store::LockShard(s, give_up)) return false;
+    held_[static_cast<std::size_t>(i)] = 1;
+    return true;
+  }
+  void Release(int i) {
+    if (!held_[static_cast<std::size_t>(i)]) return;
+    held_[static_cast<std::size_t>(i)] = 0;
+    store::UnlockShard(ks_.shard(i));
+  }
+
+ private:
+  store::Keyspace& ks_;
+  std::vector<char> held_;
+};
+
+// Sums run(ctx, waiters, visit) over the command's keys (arguments 1..), or answers BUSY
+// and returns false when a shard wait gave up (nothing ran). Few keys: their shards are
+// locked together and the keys run in argument order. Many: grouped by shard without a
+// lock, then every shard named is locked (ascending) before any runs, so the command stays
+// atomic (no client sees some of its keys done and others not), and each shard is released
+// as soon as its own run ends: the other clients of a shard wait for the locking and for
+// the runs up to theirs, not for the whole command.
+template <class Run>
+bool SumByShard(CommandContext& ctx, Run run, std::int64_t* total) {
+  store::Keyspace& ks = ctx.db();
+  const auto names = ctx.args.subspan(1);
+  if (names.size() <= kBatchAbove) {
+    KeyRefs refs;
+    refs.Resolve(ks, names);
+    ShardSet held;
+    if (!held.Lock(ks, refs.refs(), GiveUpFlag(ctx))) return false;
+    const auto keys = refs.refs();
+    *total = run(ctx, keys.size() > 1 && AnyWaiters(ctx, keys), [&](auto&& fn) {
+      store::ForEachKeyPrefetched(keys, fn);
+    });
+    return true;
+  }
+  const store::ShardBatches batches(ks, names);
+  HeldShards held(ks);
+  for (int i = 0; i < batches.shard_count(); ++i) {
+    if (!batches.empty(i) && !held.Take(i, GiveUpFlag(ctx))) return false;
+  }
+  *total = 0;
+  for (int i = 0; i < batches.shard_count(); ++i) {
+    if (batches.empty(i)) continue;
+    const bool waiters = ctx.server.locks.ForShard(i).tracked() > 0;
+    *total += run(ctx, waiters, [&](auto&& fn) { batches.ForEach(i, fn); });
+    held.Release(i);
+  }
+  return true;
+}
+
+void DelCommand(CommandContext& ctx) {
+  std::int64_t deleted;
+  if (!SumByShard(ctx, DeleteRun{}, &deleted)) return ctx.out.Error(errors::kBusyScript);
   ctx.out.Integer(deleted);
 }
 
 void ExistsCommand(CommandContext& ctx) {
-  std::int64_t found = 0;
-  store::ForEachKeyPrefetched(ctx.keys, [&](const KeyRef& k) {
-    if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
-  });
+  std::int64_t found;
+  if (!SumByShard(ctx, ExistsRun{}, &found)) return ctx.out.Error(errors::kBusyScript);
   ctx.out.Integer(found);
 }
 
@@ -218,14 +311,16 @@ void FlushCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterKeyCommands(CommandTable& t) {
-  t.Add({.name = "del", .arity = -2, .flags = kCmdWrite, .first_key = 1, .last_key = -1,
-         .key_step = 1, .handler = DelCommand, .group = "generic",
-         .summary = "Deletes one or more keys.", .since = "1.0.0"});
-  t.Add({.name = "unlink", .arity = -2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+  // DEL, UNLINK and EXISTS lock their shards themselves (SumByShard): one shard at a time
+  // is released as its keys are done.
+  t.Add({.name = "del", .arity = -2, .flags = kCmdWrite | kCmdOwnKeyLocks, .first_key = 1,
          .last_key = -1, .key_step = 1, .handler = DelCommand, .group = "generic",
+         .summary = "Deletes one or more keys.", .since = "1.0.0"});
+  t.Add({.name = "unlink", .arity = -2, .flags = kCmdWrite | kCmdFast | kCmdOwnKeyLocks,
+         .first_key = 1, .last_key = -1, .key_step = 1, .handler = DelCommand, .group = "generic",
          .summary = "Asynchronously deletes one or more keys.", .since = "4.0.0"});
-  t.Add({.name = "exists", .arity = -2, .flags = kCmdReadonly | kCmdFast, .first_key = 1,
-         .last_key = -1, .key_step = 1, .handler = ExistsCommand, .group = "generic",
+  t.Add({.name = "exists", .arity = -2, .flags = kCmdReadonly | kCmdFast | kCmdOwnKeyLocks,
+         .first_key = 1, .last_key = -1, .key_step = 1, .handler = ExistsCommand, .group = "generic",
          .summary = "Determines whether one or more keys exist.", .since = "1.0.0"});
   t.Add({.name = "type", .arity = 2, .flags = kCmdReadonly | kCmdFast, .first_key = 1,
          .last_key = 1, .key_step = 1, .handler = TypeCommand, .group = "generic",

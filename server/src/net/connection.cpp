@@ -135,7 +135,7 @@ void Connection::Close() {
   closed_ = true;
   worker_.Unregister(this);
   // Freed once the last handler lets go of this connection: in time for the next tick.
-  const std::size_t held = rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_;
+  const std::size_t held = HeldBufferBytes();
   if (held > kShrinkAbove) worker_.NoteBigFree(held);
   ClearWatches(session_, state_.watches);
   pubsub::LeaveAll(session_, state_.pubsub);
@@ -189,7 +189,25 @@ bool Connection::CloseIfOverOutputLimit(std::int64_t now_ms) {
   return true;
 }
 
+void Connection::PublishBufferSizesIfChanged() {
+  // Below this much pending output CLIENT LIST may show the idle state a little longer:
+  // a reply that small is on the wire within a round trip.
+  constexpr std::size_t kSmallOutput = 16 * 1024;
+  if (rbuf_.size() == 0) {
+    const std::size_t pending = PendingOutput();
+    if (pending != 0 && pending < kSmallOutput && published_idle_mem_ != 0) return;
+    if (pending == 0 && published_idle_mem_ == HeldBufferBytes() &&
+        published_peak_ == rbuf_.peak()) {
+      return;
+    }
+  }
+  PublishBufferSizes();
+}
+
 void Connection::PublishBufferSizes() {
+  const bool idle = rbuf_.size() == 0 && PendingOutput() == 0;
+  published_idle_mem_ = idle ? HeldBufferBytes() : 0;
+  published_peak_ = rbuf_.peak();
   ClientInfo::Buffers& b = session_.info->buffers;
   constexpr auto kRelaxed = std::memory_order_relaxed;
   b.qbuf.store(rbuf_.size(), kRelaxed);
@@ -199,9 +217,7 @@ void Connection::PublishBufferSizes() {
   b.obl.store(out_.size(), kRelaxed);
   b.oll.store(sealed_.size() + (sending_.size() > sent_ ? 1 : 0), kRelaxed);
   b.omem.store(PendingOutput(), kRelaxed);
-  b.tot_mem.store(
-      sizeof(Connection) + rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_,
-      kRelaxed);
+  b.tot_mem.store(sizeof(Connection) + HeldBufferBytes(), kRelaxed);
 }
 
 void Connection::UpdateParserLimits() {
@@ -224,7 +240,7 @@ void Connection::Pump() {
   fresh_now_ = false;  // requests run later (after a write, when unparked) read the clock
   if (closed_) return;
   if (!writing_ && (!out_.empty() || !sealed_.empty())) StartWrite();
-  PublishBufferSizes();
+  PublishBufferSizesIfChanged();
   if (session_.close_after_reply) {
     if (!writing_) Close();
     return;
@@ -332,6 +348,7 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
 // Runs the complete requests in the read buffer, replies appended to out_, while the
 // client's pending output stays under the pause mark (a write may be under way).
 Connection::InputState Connection::ProcessInput() {
+  if (rbuf_.size() == 0) return InputState::kDone;  // the pump after a write, mostly
   const std::size_t hard = state_.obuf_hard.load(std::memory_order_relaxed);
   const std::size_t soft = state_.obuf_soft.load(std::memory_order_relaxed);
   const std::size_t pause_at = std::max<std::size_t>({kPauseOutput, hard, soft});

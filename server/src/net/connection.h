@@ -78,6 +78,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   std::size_t PendingOutput() const {
     return out_.size() + sealed_bytes_ + sending_.size() - sent_;
   }
+  // Bytes the read and output buffers hold (their capacities): CLIENT LIST's tot-mem.
+  std::size_t HeldBufferBytes() const {
+    return rbuf_.capacity() + out_.capacity() + sending_.capacity() + sealed_bytes_;
+  }
   // Moves a large out_ to sealed_.
   void SealIfLarge();
   // client-output-buffer-limit: logs and closes the client when it is over; true then.
@@ -85,6 +89,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   static constexpr std::int64_t kReadClock = -1;
   bool CloseIfOverOutputLimit(std::int64_t now_ms);
   void PublishBufferSizes();
+  // Pump's publication: skipped while the buffers are only a small reply in flight, or idle
+  // as last published (a request-reply round trip publishes nothing in the steady state).
+  void PublishBufferSizesIfChanged();
   // ClientInfo::kill and ::push for other threads (CLIENT KILL, MONITOR); under clients.mu.
   void SetRemoteControls();
   // appendfsync always: true when the replies wait for journal record journal_seq_; StartWrite
@@ -112,6 +119,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   bool handshaking_ = false;  // TLS handshake under way (block_timer_ times it)
   TimeSnapshot now_{};      // taken when the last read completed
   bool fresh_now_ = false;  // now_ not yet used by a command
+  // The idle state PublishBufferSizes last published (0: not idle then): buffer bytes held.
+  std::size_t published_idle_mem_ = 0;
+  std::size_t published_peak_ = 0;
   std::uint64_t journal_seq_ = 0;  // the last journal record the pending replies depend on
   std::shared_ptr<BlockedClient> blocked_;
   boost::asio::steady_timer block_timer_;

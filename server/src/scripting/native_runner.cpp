@@ -1,6 +1,7 @@
 #include "scripting/native_runner.h"
 
 #include <cstdint>
+#include <optional>
 
 #include "commands/errors.h"
 #include "commands/expiry_arg.h"
@@ -27,21 +28,45 @@ bool FastTtl(const CommandContext& ctx, std::string_view arg, std::int64_t* ms) 
 }
 
 // The fast path's own locking: the script's keys, hashed once, their shards held. A busy
-// Lua script holding one answers BUSY (written here, so the call counts as handled).
+// Lua script holding one answers BUSY (written here, so the call counts as handled). One
+// key (every script but node-redlock's) is resolved on the stack and its shard taken with
+// one try_lock, as the dispatcher does for a single-key command.
 class ScriptKeys {
  public:
   ScriptKeys(CommandContext& ctx, std::span<const std::string_view> keys) {
-    refs_.Resolve(ctx.db(), keys);
-    locked_ = lock_.Lock(ctx.db(), refs_.refs(), GiveUpFlag(ctx));
+    if (keys.size() == 1) {
+      one_ = Resolve(ctx.db(), keys[0]);
+      refs_one_ = true;
+      if (store::ThisThreadHolds(*one_.shard)) {
+        locked_ = true;  // EXEC or a script holds every shard
+      } else if (store::LockShard(*one_.shard, GiveUpFlag(ctx))) {
+        locked_ = true;
+        held_one_ = one_.shard;
+      }
+    } else {
+      refs_.emplace().Resolve(ctx.db(), keys);
+      locked_ = lock_.emplace().Lock(ctx.db(), refs_->refs(), GiveUpFlag(ctx));
+    }
     if (!locked_) ctx.out.Error(errors::kBusyScript);
   }
+  ~ScriptKeys() {
+    if (held_one_ != nullptr) store::UnlockShard(*held_one_);
+  }
+  ScriptKeys(const ScriptKeys&) = delete;
+  ScriptKeys& operator=(const ScriptKeys&) = delete;
+
   bool locked() const { return locked_; }
-  std::span<const KeyRef> refs() const { return refs_.refs(); }
-  const KeyRef& operator[](std::size_t i) const { return refs_.refs()[i]; }
+  std::span<const KeyRef> refs() const {
+    return refs_one_ ? std::span<const KeyRef>(&one_, 1) : refs_->refs();
+  }
+  const KeyRef& operator[](std::size_t i) const { return refs()[i]; }
 
  private:
-  KeyRefs refs_;
-  ShardSet lock_;
+  KeyRef one_;
+  bool refs_one_ = false;
+  store::Shard* held_one_ = nullptr;
+  std::optional<KeyRefs> refs_;  // several keys
+  std::optional<ShardSet> lock_;
   bool locked_ = false;
 };
 

@@ -4,41 +4,41 @@
 #include <vector>
 
 namespace latch::store {
+namespace detail {
+thread_local constinit const Shard* t_held[kFixedHeld] = {};
+}  // namespace detail
+
 namespace {
-// Indexed by shard index: the shard this thread holds at that index, or nullptr. The first
-// kFixed indexes (every default configuration) live in a plain array, checked on every
-// command without a size test or a vector; higher ones grow t_more once per thread.
-constexpr std::size_t kFixed = 64;
-thread_local const Shard* t_fixed[kFixed];
-thread_local std::vector<const Shard*> t_more;  // index kFixed + i
+thread_local std::vector<const Shard*> t_more;  // index kFixedHeld + i
 
 // How often a waiting client looks at the busy flag: short enough that BUSY follows the
 // threshold closely, long enough that a waiter costs nothing measurable.
 constexpr auto kWaitSlice = std::chrono::milliseconds(2);
 }  // namespace
 
-bool ThisThreadHolds(const Shard& s) {
-  const auto i = static_cast<std::size_t>(s.index());
-  if (i < kFixed) return t_fixed[i] == &s;
-  return i - kFixed < t_more.size() && t_more[i - kFixed] == &s;
+namespace detail {
+bool ThisThreadHoldsHigh(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index()) - kFixedHeld;
+  return i < t_more.size() && t_more[i] == &s;
 }
 
-void NoteHeld(const Shard& s) {
-  const auto i = static_cast<std::size_t>(s.index());
-  if (i < kFixed) {
-    t_fixed[i] = &s;
-    return;
-  }
-  if (i - kFixed >= t_more.size()) t_more.resize(i - kFixed + 1, nullptr);
-  t_more[i - kFixed] = &s;
+void NoteHeldHigh(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index()) - kFixedHeld;
+  if (i >= t_more.size()) t_more.resize(i + 1, nullptr);
+  t_more[i] = &s;
 }
 
-void NoteReleased(const Shard& s) {
-  if (ThisThreadHolds(s)) {
-    const auto i = static_cast<std::size_t>(s.index());
-    (i < kFixed ? t_fixed[i] : t_more[i - kFixed]) = nullptr;
-  }
+void NoteReleasedHigh(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index()) - kFixedHeld;
+  if (i < t_more.size() && t_more[i] == &s) t_more[i] = nullptr;
 }
+
+bool LockShardContended(Shard& s, const std::atomic<bool>* give_up) {
+  if (!LockTimed(s.mu(), give_up)) return false;
+  NoteHeld(s);
+  return true;
+}
+}  // namespace detail
 
 bool LockTimed(std::timed_mutex& mu, const std::atomic<bool>* give_up) {
   if (give_up == nullptr) {
@@ -55,18 +55,6 @@ bool LockTimed(std::timed_mutex& mu, const std::atomic<bool>* give_up) {
     if (give_up->load(std::memory_order_relaxed)) return false;
   }
   return true;
-}
-
-bool LockShard(Shard& s, const std::atomic<bool>* give_up) {
-  // Uncontended (nearly every command): one try_lock, no clock read, no slices.
-  if (!s.mu().try_lock() && !LockTimed(s.mu(), give_up)) return false;
-  NoteHeld(s);
-  return true;
-}
-
-void UnlockShard(Shard& s) {
-  NoteReleased(s);
-  s.mu().unlock();
 }
 
 }  // namespace latch::store

@@ -8,24 +8,61 @@
 // the script engine's interpreter mutex). Nobody takes a shard while holding a non-shard
 // lock, and a thread holding shards only adds higher-indexed ones.
 #include <atomic>
+#include <cstddef>
 
 #include "store/shard.h"
 
 namespace latch::store {
 
-bool ThisThreadHolds(const Shard& s);
-void NoteHeld(const Shard& s);      // after locking s
-void NoteReleased(const Shard& s);  // before unlocking s
+namespace detail {
+// Indexed by shard index: the shard this thread holds at that index, or nullptr. The first
+// kFixedHeld indexes (every default configuration) live in a plain array, checked inline on
+// every command; higher ones in a vector grown once per thread (shard_guard.cpp).
+inline constexpr std::size_t kFixedHeld = 64;
+extern thread_local constinit const Shard* t_held[kFixedHeld];
+bool ThisThreadHoldsHigh(const Shard& s);
+void NoteHeldHigh(const Shard& s);
+void NoteReleasedHigh(const Shard& s);
+bool LockShardContended(Shard& s, const std::atomic<bool>* give_up);
+}  // namespace detail
+
+inline bool ThisThreadHolds(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index());
+  return i < detail::kFixedHeld ? detail::t_held[i] == &s : detail::ThisThreadHoldsHigh(s);
+}
+// After locking s.
+inline void NoteHeld(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index());
+  if (i < detail::kFixedHeld) {
+    detail::t_held[i] = &s;
+  } else {
+    detail::NoteHeldHigh(s);
+  }
+}
+// Before unlocking s.
+inline void NoteReleased(const Shard& s) {
+  const auto i = static_cast<std::size_t>(s.index());
+  if (i >= detail::kFixedHeld) return detail::NoteReleasedHigh(s);
+  if (detail::t_held[i] == &s) detail::t_held[i] = nullptr;
+}
 
 // Waits for s's lock and notes it held. With `give_up` (a client's command) the wait is
 // in short slices and ends without the lock, returning false, once *give_up is set: a
 // script past busy-reply-threshold holds every shard, and the client must be answered
 // BUSY instead of waiting for it. Without `give_up` it waits as long as it takes (only
 // for threads that serve no client).
-bool LockShard(Shard& s, const std::atomic<bool>* give_up);
+// Uncontended (nearly every command): one try_lock, inline.
+inline bool LockShard(Shard& s, const std::atomic<bool>* give_up) {
+  if (!s.mu().try_lock()) return detail::LockShardContended(s, give_up);
+  NoteHeld(s);
+  return true;
+}
 // The same wait for any other mutex a script holds for its whole run (the interpreter's).
 bool LockTimed(std::timed_mutex& mu, const std::atomic<bool>* give_up);
-void UnlockShard(Shard& s);
+inline void UnlockShard(Shard& s) {
+  NoteReleased(s);
+  s.mu().unlock();
+}
 
 // Locks one shard unless this thread holds it already. Blocking: for tests and tools;
 // command code goes through the dispatcher's key locks or ShardSet (commands/key_lock.h).
