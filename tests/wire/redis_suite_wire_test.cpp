@@ -13,7 +13,7 @@
 namespace latch::test {
 namespace {
 
-Options WithDebug() {
+Options SuiteOptionsWithDebug() {
   Options o = EmbeddedServer::DefaultOptions();
   o.enable_debug_command = true;
   return o;
@@ -23,7 +23,7 @@ Options WithDebug() {
 void LetTicksRun() { std::this_thread::sleep_for(std::chrono::milliseconds(350)); }
 
 TEST(RedisSuiteWire, SetActiveExpireStopsAndRestartsActiveExpiry) {
-  EmbeddedServer server(WithDebug());
+  EmbeddedServer server(SuiteOptionsWithDebug());
   RawConnection c(server.port());
   ASSERT_EQ(c.Command("DEBUG", "SET-ACTIVE-EXPIRE", "0"), "+OK\r\n");
   ASSERT_EQ(c.Command("SET", "x", "v", "PX", "1"), "+OK\r\n");
@@ -39,7 +39,7 @@ TEST(RedisSuiteWire, SetActiveExpireStopsAndRestartsActiveExpiry) {
 // watching a key that had already expired, then seeing it removed (by the WATCH's own
 // lookup, EXISTS or FLUSHDB), is not a change.
 TEST(RedisSuiteWire, WatchingAStaleKeyDoesNotAbortExec) {
-  EmbeddedServer server(WithDebug());
+  EmbeddedServer server(SuiteOptionsWithDebug());
   RawConnection c(server.port());
   ASSERT_EQ(c.Command("DEBUG", "SET-ACTIVE-EXPIRE", "0"), "+OK\r\n");
   for (const char* then : {"", "EXISTS", "FLUSHDB"}) {
@@ -68,7 +68,7 @@ TEST(RedisSuiteWire, WatchingAStaleKeyDoesNotAbortExec) {
 // incr.tcl "INCR can modify objects in-place" and hash.tcl "Is a ziplist encoded Hash
 // promoted on big payload?" read DEBUG OBJECT's address and encoding.
 TEST(RedisSuiteWire, DebugObjectShowsTheBlockAndTheEncoding) {
-  EmbeddedServer server(WithDebug());
+  EmbeddedServer server(SuiteOptionsWithDebug());
   RawConnection c(server.port());
   ASSERT_EQ(c.Command("SET", "foo", "20000"), "+OK\r\n");
   ASSERT_EQ(c.Command("INCR", "foo"), ":20001\r\n");
