@@ -13,7 +13,8 @@ cd "$root"
 
 sanitize="${SANITIZE:-address,undefined}"
 build="build/sanitize-${sanitize//,/-}"
-# Unity batches: the four targets build in about half the time (see LATCH_UNITY_BUILD).
+# Unity batches: the four targets build in about half the time (CMakeLists.txt says why the
+# README's test command does not use them).
 # -g1: line tables and function names, all that a sanitizer's stack trace prints; full -g
 # costs compile and link time for variable info that nothing reads here.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DLATCH_SANITIZE="$sanitize" \

@@ -7,15 +7,15 @@
 #
 #   scripts/test.sh              everything
 #   scripts/test.sh -L unit      extra arguments go to ctest (here: the quick unit run)
-#   LATCH_UNITY_BUILD=ON scripts/test.sh   unity batches for the server and its suites (CI)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 bash scripts/deps.sh all
 jobs="$(nproc)"
+# One file per compiler run (no unity batches): the suites test the code as it ships.
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DLATCH_BUILD_TESTS=ON \
-  -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}" -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-OFF}"
+  -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}" -DLATCH_UNITY_BUILD=OFF
 build_start=$SECONDS
 cmake --build build/test -j"$jobs"
 echo "== test.sh: build took $((SECONDS - build_start)) s"
