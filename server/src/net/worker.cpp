@@ -81,18 +81,24 @@ void Worker::ScheduleTick(std::chrono::milliseconds delay) {
 void Worker::Tick() {
   std::int64_t now = state_.clock->MonoMs();
   bool more = false;
-  for (int i : shards_) {
-    store::Shard& s = state_.keyspace.shard(i);
-    // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
-    // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
-    std::unique_lock lock(s.mu(), std::try_to_lock);
-    if (!lock.owns_lock()) continue;
-    if (!state_.ExpiryPaused(now) &&  // CLIENT PAUSE holds expiry (and so lock hand-offs)
-        s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) {
-      more = true;
+  // Shards are owned by their index within a database: the same ones in every database.
+  const int databases = state_.dbs.created();
+  for (int k = 0; k < databases; ++k) {
+    store::Keyspace& ks = state_.dbs.by_identity(k);
+    for (int i : shards_) {
+      store::Shard& s = ks.shard(i);
+      // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
+      // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
+      std::unique_lock lock(s.mu(), std::try_to_lock);
+      if (!lock.owns_lock()) continue;
+      if (!state_.ExpiryPaused(now) &&  // CLIENT PAUSE holds expiry (and so lock hand-offs)
+          s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) {
+        more = true;
+      }
+      // WAIT deadlines on the injected Clock.
+      state_.locks.ForShard(s.index()).TimeOutWaiters(now);
+      s.Trim(now);
     }
-    state_.locks.ForShard(i).TimeOutWaiters(now);  // WAIT deadlines on the injected Clock
-    s.Trim(now);
   }
   // maxmemory compares against the heap's bytes as of the last tick (mallinfo2 per command
   // would cost more than the command).
