@@ -8,6 +8,7 @@
 #include <string>
 
 #include "support/embedded_server.h"
+#include "support/free_port.h"
 #include "support/raw_connection.h"
 #include "support/wire_expect.h"
 
@@ -148,6 +149,28 @@ TEST(DatabaseWire, ClientListAndInfoShowDatabases) {
   EXPECT_EQ(c.Command("SELECT", "7"), "+OK\r\n");
   EXPECT_EQ(c.Command("FLUSHALL"), "+OK\r\n");
   EXPECT_EQ(c.Command("DBSIZE"), ":0\r\n");
+}
+
+// GET /metrics: redis_db_keys{db="dbN"} for DB 0 and every database with keys, as the Redis
+// exporter shows them.
+TEST(DatabaseWire, MetricsCountKeysPerDatabase) {
+  Options o = EmbeddedServer::DefaultOptions();
+  o.metrics_port = FreePort();
+  EmbeddedServer server(o);
+  RawConnection c(server.port());
+  ASSERT_EQ(c.Command("SELECT", "3"), "+OK\r\n");
+  ASSERT_EQ(c.Command("SET", "a", "1"), "+OK\r\n");
+  ASSERT_EQ(c.Command("SET", "b", "2", "PX", "100000"), "+OK\r\n");
+  ASSERT_EQ(c.Command("SELECT", "4"), "+OK\r\n");  // created, empty: not listed
+  RawConnection http(server.server().metrics_port());
+  ASSERT_TRUE(http.Send("GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
+  std::string r;
+  ASSERT_TRUE(http.WaitClosed(&r));
+  EXPECT_NE(r.find("\nredis_db_keys{db=\"db0\"} 0\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("\nredis_db_keys{db=\"db3\"} 2\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("\nredis_db_keys_expiring{db=\"db3\"} 1\n"), std::string::npos) << r;
+  EXPECT_EQ(r.find("db=\"db4\""), std::string::npos) << r;
+  EXPECT_NE(r.find("\nlatch_keys 2\n"), std::string::npos) << r;
 }
 
 }  // namespace
