@@ -35,14 +35,28 @@ void ObserveHold(LockTimings& t, int shard, std::uint64_t token) {
 }
 }  // namespace
 
+KeyEventRouter::KeyEventRouter(store::KeyspaceSet& dbs, store::LockTables& locks,
+                               WatchRegistry& watches)
+    : dbs_(&dbs), locks_(locks), watches_(watches) {
+  for (int k = 0; k < dbs.created(); ++k) Install(dbs.by_identity(k));
+}
+
 KeyEventRouter::KeyEventRouter(store::Keyspace& keyspace, store::LockTables& locks,
                                WatchRegistry& watches)
-    : keyspace_(keyspace), locks_(locks), watches_(watches) {
-  for (int i = 0; i < keyspace_.shard_count(); ++i) keyspace_.shard(i).set_events(this);
+    : lone_(&keyspace), locks_(locks), watches_(watches) {
+  Install(keyspace);
+}
+
+void KeyEventRouter::Install(store::Keyspace& keyspace) {
+  for (int i = 0; i < keyspace.shard_count(); ++i) keyspace.shard(i).set_events(this);
 }
 
 KeyEventRouter::~KeyEventRouter() {
-  for (int i = 0; i < keyspace_.shard_count(); ++i) keyspace_.shard(i).set_events(nullptr);
+  auto uninstall = [](store::Keyspace& ks) {
+    for (int i = 0; i < ks.shard_count(); ++i) ks.shard(i).set_events(nullptr);
+  };
+  if (lone_ != nullptr) uninstall(*lone_);
+  for (int k = 0; dbs_ != nullptr && k < dbs_->created(); ++k) uninstall(dbs_->by_identity(k));
 }
 
 void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
@@ -52,12 +66,12 @@ void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
   if (e.kind == store::KeyEvent::Kind::kWritten && e.created && e.object->token() != 0) {
     if (auto* t = locks_.stats().timings) t->Granted(shard.index());
   }
-  if (watches_.active()) watches_.Touch(e.key);
+  if (watches_.active()) watches_.Touch(DbOf(shard), e.key);
   if (journal_ != nullptr) journal_->OnModified(shard, e);
 }
 
 store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent& e) {
-  if (watches_.active()) watches_.Touch(e.key);
+  if (watches_.active()) watches_.Touch(DbOf(shard), e.key);
   if (e.kind == store::KeyEvent::Kind::kExpired && e.object->token() != 0) {
     locks_.stats().expired_while_held.fetch_add(1, std::memory_order_relaxed);
   }
@@ -79,7 +93,7 @@ void KeyEventRouter::OnClearing(store::Shard& shard) {
   // Redis 7.0 (touchAllWatchedKeysInDb): a flush dirties the watchers of keys that exist,
   // not of every watched name. Now 0 finds a key whether or not its deadline passed, without
   // expiring it.
-  watches_.TouchIf([&shard](std::string_view key) {
+  watches_.TouchIf(DbOf(shard), [&shard](std::string_view key) {
     const std::uint64_t hash = store::HashKey(key);
     return shard.Find(key, hash, 0) != nullptr;
   });

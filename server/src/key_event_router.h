@@ -13,6 +13,7 @@
 
 #include "store/key_events.h"
 #include "store/keyspace.h"
+#include "store/keyspace_set.h"
 #include "store/lock_table.h"
 #include "watch_registry.h"
 
@@ -20,8 +21,13 @@ namespace latch {
 
 class KeyEventRouter final : public store::KeyEvents {
  public:
-  // Installs itself on every shard of `keyspace`; the destructor uninstalls it.
+  // Installs itself on every shard of every database created so far (later ones: Install);
+  // the destructor uninstalls it. WATCH and the journal learn each event's database from
+  // `dbs`.
+  KeyEventRouter(store::KeyspaceSet& dbs, store::LockTables& locks, WatchRegistry& watches);
+  // A lone keyspace, database 0 (unit tests).
   KeyEventRouter(store::Keyspace& keyspace, store::LockTables& locks, WatchRegistry& watches);
+  void Install(store::Keyspace& keyspace);
   ~KeyEventRouter() override;
   KeyEventRouter(const KeyEventRouter&) = delete;
   KeyEventRouter& operator=(const KeyEventRouter&) = delete;
@@ -42,7 +48,10 @@ class KeyEventRouter final : public store::KeyEvents {
   }
 
  private:
-  store::Keyspace& keyspace_;
+  int DbOf(const store::Shard& shard) const { return dbs_ == nullptr ? 0 : dbs_->DbOf(shard); }
+
+  store::KeyspaceSet* dbs_ = nullptr;
+  store::Keyspace* lone_ = nullptr;
   store::LockTables& locks_;
   WatchRegistry& watches_;
   store::KeyEvents* journal_ = nullptr;

@@ -144,7 +144,7 @@ class ServerImpl {
     }
     for (int i = 0; i < threads_; ++i) {
       std::vector<int> shards;
-      for (int s = i; s < state_.keyspace.shard_count(); s += threads_) shards.push_back(s);
+      for (int s = i; s < state_.dbs.shards_per_db(); s += threads_) shards.push_back(s);
       workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
     }
     state_.loading = true;  // until the journal is loaded (Start)
@@ -157,7 +157,7 @@ class ServerImpl {
     shutdown_requested_ = false;
     SetStopped(false);
     state_.log->info("Listening on {}:{} with {} io-threads and {} shards", first, state_.tcp_port,
-                 threads_, state_.keyspace.shard_count());
+                 threads_, state_.dbs.shards_per_db());
     if (state_.metrics_port > 0) {
       state_.log->info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
     }

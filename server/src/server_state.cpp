@@ -55,7 +55,7 @@ std::string RandomHex(std::size_t n) {
 ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_count, int threads)
     : options(std::move(opts)),
       clock(std::move(clk)),
-      keyspace(shard_count, clock->MonoMs()),
+      dbs(options.databases, shard_count, clock->MonoMs()),
       io_threads(threads),
       start_mono_ms(clock->MonoMs()),
       run_id(RandomHex(40)) {
@@ -65,7 +65,7 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
   slowlog = std::make_shared<Slowlog>();
   latency_monitor = std::make_shared<LatencyMonitor>();
   monitors = std::make_shared<MonitorFeed>();
-  lock_timings = std::make_shared<LockTimings>(keyspace.shard_count());
+  lock_timings = std::make_shared<LockTimings>(dbs.max_shards());
   lock_timings->clock = clock.get();
   locks.stats().timings = lock_timings.get();
   client_pause = std::make_shared<ClientPause>();
@@ -73,6 +73,13 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
   acl = std::make_shared<acl::Registry>(commands);
   SyncHotOptions();
   startup_memory = store::UsedMemoryBytes();
+}
+
+store::Keyspace& ServerState::Database(int db) {
+  return dbs.Ensure(db, [this](store::Keyspace& ks) {
+    locks.Add(ks);
+    key_events.Install(ks);
+  });
 }
 
 void ServerState::SyncHotOptions() {

@@ -17,6 +17,7 @@ class logger;
 #include "latch/options.h"
 #include "metrics/error_stats.h"
 #include "store/keyspace.h"
+#include "store/keyspace_set.h"
 #include "striped_counter.h"
 #include "store/lock_table.h"
 #include "watch_registry.h"
@@ -83,6 +84,7 @@ struct ClientInfo {
   std::string user = "default";  // the ACL user (AUTH), for CLIENT LIST's user=
   std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
   std::atomic<int> proto{2};
+  std::atomic<int> db{0};  // SELECT (CLIENT LIST db=)
   std::atomic<int> sub{0}, psub{0};  // channels and patterns subscribed (CLIENT LIST)
   // Buffer sizes for CLIENT LIST, stored (relaxed) by the owning connection after each
   // event: a snapshot, in Redis's field names.
@@ -121,8 +123,9 @@ struct ServerState {
   std::mutex options_mu;
   Options options;
   std::shared_ptr<Clock> clock;
-  store::Keyspace keyspace;
-  store::LockTables locks{keyspace, *clock};  // LOCK.* waiters, fencing tokens, counters
+  // The databases (SELECT): one keyspace each, created on first use (store/keyspace_set.h).
+  store::KeyspaceSet dbs;
+  store::LockTables locks{dbs, *clock};  // LOCK.* waiters, fencing tokens, counters
   Stats stats;
   // INFO commandstats/latencystats and SLOWLOG, recorded by Dispatch after every command.
   std::shared_ptr<CommandStats> command_stats;
@@ -143,7 +146,10 @@ struct ServerState {
   }
   ClientRegistry clients;
   WatchRegistry watches;
-  KeyEventRouter key_events{keyspace, locks, watches};  // the shards' one write hook
+  KeyEventRouter key_events{dbs, locks, watches};  // the shards' one write hook
+  // Database `db` (0 <= db < dbs.count()), created with its lock tables and key-event hook
+  // on first use (SELECT, MOVE, COPY ... DB, SWAPDB, the journal's loader).
+  store::Keyspace& Database(int db);
   pubsub::PubSubRegistry pubsub;  // channel and pattern subscribers (its own lock)
   const CommandTable* commands = nullptr;
   // Fault injection and test mode (testing/fault_injector.h; TEST.* commands, ScopedServer).

@@ -4,18 +4,19 @@
 
 namespace latch {
 
-void WatchRegistry::Watch(const std::string& key, Watcher* w) {
+void WatchRegistry::Watch(int db, const std::string& key, Watcher* w) {
   std::lock_guard lock(mu_);
-  auto& v = by_key_[key];
+  auto& v = by_key_[Name(db, key)];
   if (std::find(v.begin(), v.end(), w) != v.end()) return;
   v.push_back(w);
   watched_.fetch_add(1, std::memory_order_release);
 }
 
-void WatchRegistry::Unwatch(const std::vector<std::string>& keys, Watcher* w) {
+void WatchRegistry::Unwatch(const std::vector<int>& dbs, const std::vector<std::string>& keys,
+                            Watcher* w) {
   std::lock_guard lock(mu_);
-  for (const auto& key : keys) {
-    auto it = by_key_.find(key);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto it = by_key_.find(Name(dbs[i], keys[i]));
     if (it == by_key_.end()) continue;
     auto& v = it->second;
     auto pos = std::find(v.begin(), v.end(), w);
@@ -26,9 +27,9 @@ void WatchRegistry::Unwatch(const std::vector<std::string>& keys, Watcher* w) {
   }
 }
 
-void WatchRegistry::Touch(std::string_view key) {
+void WatchRegistry::Touch(int db, std::string_view key) {
   std::lock_guard lock(mu_);
-  auto it = by_key_.find(std::string(key));
+  auto it = by_key_.find(Name(db, key));
   if (it == by_key_.end()) return;
   for (Watcher* w : it->second) w->dirty.store(true);
 }

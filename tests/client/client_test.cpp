@@ -228,6 +228,43 @@ TEST_F(RedisHandshakeTest, AuthAndSelectFromTheUrl) {
   }
 }
 
+// redis://host:port/N on latchd (issue 17): the client SELECTs N on connect and again after a
+// reconnect, so writes land in database N before and after the server restarts.
+TEST(ClientDatabaseTest, UrlDatabaseIsSelectedOnConnectAndAfterReconnect) {
+  ChildServer latchd(ChildServer::Kind::kLatchd);
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  const std::string base = "redis://127.0.0.1:" + std::to_string(latchd.port());
+  Client in2(ClientOptions::FromUrl(base + "/2").value());
+  ASSERT_EQ(in2.command_sync("SET", "k", "two")->str, "OK");
+  Client in0(ClientOptions::FromUrl(base).value());
+  EXPECT_TRUE(in0.command_sync("GET", "k")->is_null());
+  EXPECT_EQ(in0.command_sync("SELECT", "2")->str, "OK");
+  EXPECT_EQ(in0.command_sync("GET", "k")->str, "two");
+  auto info = in2.command_sync("CLIENT", "INFO");
+  ASSERT_TRUE(info.ok());
+  EXPECT_NE(info->str.find(" db=2 "), std::string::npos) << info->str;
+
+  latchd.Kill();
+  ASSERT_TRUE(latchd.Restart()) << latchd.error();
+  Result<Reply> set = in2.command_sync("SET", "after", "restart");
+  for (int i = 0; i < 50 && !set.ok(); ++i) {  // the first call may meet the broken socket
+    std::this_thread::sleep_for(20ms);
+    set = in2.command_sync("SET", "after", "restart");
+  }
+  ASSERT_TRUE(set.ok()) << set.error().ToString();
+  Client check(ClientOptions::FromUrl(base + "/2").value());
+  EXPECT_EQ(check.command_sync("GET", "after")->str, "restart");
+  Client check0(ClientOptions::FromUrl(base + "/0").value());
+  EXPECT_TRUE(check0.command_sync("GET", "after")->is_null());
+  // Past the configured databases: the handshake fails with the server's text.
+  Client bad(ClientOptions::FromUrl(base + "/16").value());
+  auto r = bad.command_sync("PING");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(Errc::kHandshakeFailed)) << r.error().ToString();
+  EXPECT_NE(r.error().message.find("DB index is out of range"), std::string::npos)
+      << r.error().message;
+}
+
 // ACL users from the URL (issue 12): redis://user:pass@host logs in as that user (HELLO 3
 // AUTH or AUTH user pass), on latchd as on Redis; one team's user cannot DEL (nor, on
 // latchd, LOCK.RELEASE) the other team's locks.

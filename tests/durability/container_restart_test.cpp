@@ -81,3 +81,86 @@ TEST(ContainerRestartTest, HashesAndSortedSetsSurviveKill9AndRewrite) {
 
 }  // namespace
 }  // namespace latch::test
+
+namespace latch::test {
+namespace {
+
+// Databases (issue 17): the journal writes SELECT n before a record of another database than
+// the record before, the loader follows it (and SWAPDB), and a rewrite writes each
+// database's keys after its SELECT. Keys, a lock with its token, a hash and a TTL in db 3
+// survive kill -9; redis-check-aof accepts every file.
+void WriteDatabases(RawConnection& c, std::string* token) {
+  EXPECT_EQ(c.Command("SET", "zero", "0"), "+OK\r\n");
+  EXPECT_EQ(c.Command("SELECT", "3"), "+OK\r\n");
+  EXPECT_EQ(c.Command("SET", "three", "3"), "+OK\r\n");
+  EXPECT_EQ(c.Command("SET", "ttl", "x", "PX", "600000"), "+OK\r\n");
+  EXPECT_EQ(c.Command("HSET", "h", "f", "v"), ":1\r\n");
+  *token = c.Command("LOCK.ACQUIRE", "lock", "owner", "600000");
+  EXPECT_EQ((*token)[0], ':') << *token;
+  EXPECT_EQ(c.Command("SELECT", "5"), "+OK\r\n");
+  EXPECT_EQ(c.Command("SET", "five", "5"), "+OK\r\n");
+  EXPECT_EQ(c.Command("SET", "moving", "m"), "+OK\r\n");
+  EXPECT_EQ(c.Command("MOVE", "moving", "0"), ":1\r\n");
+  EXPECT_EQ(c.Command("SWAPDB", "5", "6"), "+OK\r\n");  // five is in db 6 now
+  EXPECT_EQ(c.Command("SELECT", "7"), "+OK\r\n");
+  EXPECT_EQ(c.Command("SET", "flushed", "f"), "+OK\r\n");
+  EXPECT_EQ(c.Command("FLUSHDB"), "+OK\r\n");
+}
+
+void CheckDatabases(RawConnection& c, const std::string& token) {
+  EXPECT_EQ(c.Command("GET", "zero"), "$1\r\n0\r\n");
+  EXPECT_EQ(c.Command("GET", "moving"), "$1\r\nm\r\n");
+  EXPECT_EQ(c.Command("DBSIZE"), ":2\r\n");
+  EXPECT_EQ(c.Command("SELECT", "3"), "+OK\r\n");
+  EXPECT_EQ(c.Command("DBSIZE"), ":4\r\n");
+  EXPECT_EQ(c.Command("GET", "three"), "$1\r\n3\r\n");
+  EXPECT_EQ(c.Command("HGET", "h", "f"), "$1\r\nv\r\n");
+  const std::string pttl = c.Command("PTTL", "ttl");
+  ASSERT_EQ(pttl[0], ':');
+  EXPECT_GT(std::stoll(pttl.substr(1)), 500000);
+  const std::string info = c.Command("LOCK.INFO", "lock");
+  EXPECT_NE(info.find(token), std::string::npos) << info;  // the same fencing token
+  EXPECT_EQ(c.Command("SELECT", "5"), "+OK\r\n");
+  EXPECT_EQ(c.Command("DBSIZE"), ":0\r\n");
+  EXPECT_EQ(c.Command("SELECT", "6"), "+OK\r\n");
+  EXPECT_EQ(c.Command("GET", "five"), "$1\r\n5\r\n");
+  EXPECT_EQ(c.Command("SELECT", "7"), "+OK\r\n");
+  EXPECT_EQ(c.Command("DBSIZE"), ":0\r\n");
+}
+
+TEST(ContainerRestartTest, DatabasesSurviveKill9AndRewrite) {
+  LatchdChild s(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  std::string token;
+  {
+    RawConnection c(s.port());
+    WriteDatabases(c, &token);
+  }
+  s.Kill9();
+  ExpectAofValid(s);
+  std::string journal;
+  RunCommand("cat " + s.aof_dir() + "/*.incr.aof", &journal);
+  EXPECT_NE(journal.find("*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n"), std::string::npos) << journal;
+  EXPECT_NE(journal.find("*3\r\n$6\r\nSWAPDB\r\n$1\r\n5\r\n$1\r\n6\r\n"), std::string::npos);
+  ASSERT_TRUE(s.Start()) << s.Log();
+  {
+    RawConnection c(s.port());
+    CheckDatabases(c, token);
+    EXPECT_EQ(c.Command("BGREWRITEAOF"), "+Background append only file rewriting started\r\n");
+    for (int i = 0; i < 200; ++i) {
+      if (c.Command("INFO", "persistence").find("aof_rewrite_in_progress:0") !=
+          std::string::npos) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  s.Kill9();
+  ExpectAofValid(s);
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  CheckDatabases(c, token);
+}
+
+}  // namespace
+}  // namespace latch::test

@@ -490,6 +490,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"latency-monitor-threshold", "100"},
       {"latency-tracking", "no"},
       {"aclfile", "/etc/latch/users.acl"},
+      {"databases", "32"},
   };
   // dir does not round-trip (CONFIG GET shows the working directory), nor user (each line
   // adds a user; CONFIG GET does not list it, as Redis).

@@ -90,26 +90,26 @@ TEST_F(KeyEventsTest, AHandOffIsARemovalThenAGrantAndWatchSeesBoth) {
   w.grant = [](std::uint64_t) { return true; };
   table.Enqueue("lock", store::HashKey("lock"), std::move(w));
   WatchRegistry::Watcher watcher;
-  watches_.Watch("lock", &watcher);
+  watches_.Watch(0, "lock", &watcher);
   journal_.log.clear();
   ASSERT_EQ(store::OpRelease(table, Ref("lock"), "a", clock_.Now()), store::OpStatus::kOk);
   EXPECT_EQ(journal_.log,
             (std::vector<std::string>{"deleted lock a " + std::to_string(Mono() + 1000),
                                       "written lock b " + std::to_string(Mono() + 500)}));
   EXPECT_TRUE(watcher.dirty);
-  watches_.Unwatch({"lock"}, &watcher);
+  watches_.Unwatch({0}, {"lock"}, &watcher);
 }
 
 TEST_F(KeyEventsTest, FlushReportsOnceAndMarksEveryWatcher) {
   ASSERT_EQ(store::OpSet(Ref("x"), "1", {}, Env(), nullptr), store::OpStatus::kOk);
   WatchRegistry::Watcher watcher;
-  watches_.Watch("x", &watcher);
+  watches_.Watch(0, "x", &watcher);
   journal_.log.clear();
   for (int i = 0; i < keyspace_.shard_count(); ++i) keyspace_.shard(i).Clear();
   EXPECT_EQ(journal_.log.size(), static_cast<std::size_t>(keyspace_.shard_count()));
   EXPECT_TRUE(watcher.dirty);
   EXPECT_EQ(keyspace_.TotalKeys(), 0u);
-  watches_.Unwatch({"x"}, &watcher);
+  watches_.Unwatch({0}, {"x"}, &watcher);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ class LockTableTest : public ::testing::Test {
   LockTableTest() : keyspace_(1, clock_.MonoMs()), locks_(keyspace_, clock_) {}
 
   Shard& shard() { return keyspace_.shard(0); }
-  LockTable& table() { return locks_.ForHash(HashKey("k")); }
+  LockTable& table() { return locks_.ForShard(keyspace_.ShardIndex(HashKey("k"))); }
   TimeSnapshot now() const { return clock_.Now(); }
   static std::uint64_t H(std::string_view k) { return HashKey(k); }
 

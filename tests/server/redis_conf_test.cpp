@@ -90,9 +90,10 @@ TEST(RedisConfTest, DebiansRedisConfLoadsAndListsWhatIsIgnored) {
   EXPECT_EQ(o.logfile, "/var/log/redis/redis-server.log");
   EXPECT_EQ(o.tcp_backlog, 511);
   EXPECT_EQ(o.tcp_keepalive, 300);
+  EXPECT_EQ(o.databases, 16);  // implemented since issue 17
   // Each ignored directive once.
-  for (const char* name : {"rdbcompression", "databases", "stop-writes-on-bgsave-error", "lazyfree-lazy-eviction",
-                           "repl-diskless-sync"}) {
+  for (const char* name : {"rdbcompression", "stop-writes-on-bgsave-error",
+                           "lazyfree-lazy-eviction", "repl-diskless-sync"}) {
     EXPECT_EQ(std::count(ignored.begin(), ignored.end(), name), 1) << name;
   }
   for (const char* name : {"port", "bind", "daemonize", "protected-mode", "loglevel",

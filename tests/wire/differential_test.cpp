@@ -166,9 +166,9 @@ Corpus LoadCorpus(const std::string& name) {
   return corpus;
 }
 
-// latchd has one database: Redis with one database replies to SELECT n exactly as latchd.
+// Both servers run with the default 16 databases.
 std::vector<std::string> RedisArgs(const Corpus& corpus) {
-  std::vector<std::string> args = {"--databases", "1"};
+  std::vector<std::string> args;
   for (const auto& [key, value] : corpus.server_settings) {
     args.push_back("--" + key);
     args.push_back(value);

@@ -125,6 +125,7 @@ TEST(RestRespCompare, SameAnswersForTheSameCommands) {
       {"COMMAND", "COUNT"},
       {"SELECT", "0"},
       {"SELECT", "1"},
+      {"SELECT", "0"},  // a REST request's session starts in DB 0; the RESP one goes back there
       {"DEBUG", "SLEEP", "0"},
       {"UNLINK", "k"},
       {"FLUSHALL"},

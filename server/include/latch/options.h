@@ -28,6 +28,7 @@ struct Options {
   std::vector<std::string> acl_users;
   std::string aclfile;
   int maxclients = 10000;
+  int databases = 16;         // SELECT 0..databases-1 (store/keyspace_set.h)
   int timeout = 0;            // idle seconds before a client is closed; 0 = never
   std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;

@@ -33,7 +33,8 @@ void AppendClientLine(const ClientInfo& c, std::int64_t now_mono_ms, std::string
   out->append("id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
               " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" +
               std::to_string(age < 0 ? 0 : age) + " idle=" + std::to_string(idle < 0 ? 0 : idle) +
-              " flags=" + Flags(c) + " db=0 sub=" + std::to_string(sub) +
+              " flags=" + Flags(c) + " db=" + std::to_string(c.db.load(std::memory_order_relaxed)) +
+              " sub=" + std::to_string(sub) +
               " psub=" + std::to_string(psub) + " ssub=0 multi=-1 qbuf=" + Size(b.qbuf) +
               " qbuf-free=" + Size(b.qbuf_free) + " argv-mem=0 multi-mem=0 rbs=" + Size(b.rbs) +
               " rbp=" + Size(b.rbp) + " obl=" + Size(b.obl) + " oll=" + Size(b.oll) +

@@ -130,18 +130,13 @@ void ResetCommand(CommandContext& ctx) {
   s.proto = 2;
   ctx.out.set_proto(2);
   s.info->proto = 2;
+  s.db = 0;  // back to database 0, as Redis
+  s.info->db = 0;
   {
     std::lock_guard lock(ctx.server.clients.mu);
     s.info->name.clear();
   }
   ctx.out.Simple("RESET");
-}
-
-void SelectCommand(CommandContext& ctx) {
-  std::int64_t db;
-  if (!ParseInt64(ctx.arg(1), &db)) return ctx.out.Error(errors::kNotInteger);
-  if (db != 0) return ctx.out.Error(errors::kDbIndexOutOfRange);
-  ctx.out.Ok();
 }
 
 void ClientIdCommand(CommandContext& ctx) { ctx.out.Integer(ctx.session.info->id); }
@@ -301,8 +296,6 @@ void RegisterConnectionCommands(CommandTable& t) {
                   kCmdSubscriberContext,
          .handler = ResetCommand, .group = "connection", .summary = "Resets the connection.",
          .since = "6.2.0"});
-  t.Add({.name = "select", .arity = 2, .flags = conn, .handler = SelectCommand,
-         .group = "connection", .summary = "Changes the selected database.", .since = "1.0.0"});
   CommandSpec client{.name = "client", .arity = -2, .flags = 0, .group = "connection",
                      .summary = "A container for client connection commands.", .since = "2.4.0"};
   client.subcommands.push_back(Sub("client|id", 2, ClientIdCommand,

@@ -31,6 +31,7 @@ struct Session {
   bool authenticated = true;
   acl::SessionAcl acl;  // the ACL user (acl/permission.h)
   bool close_after_reply = false;  // QUIT, protocol errors
+  int db = 0;                      // SELECT: index into ServerState::dbs
 
   // MULTI/EXEC/WATCH (see transaction_commands.cpp).
   bool in_multi = false;
@@ -38,6 +39,7 @@ struct Session {
   std::vector<std::vector<std::string>> queued;  // owned copies of the queued commands
   std::unique_ptr<WatchRegistry::Watcher> watcher;
   std::vector<std::string> watched_keys;
+  std::vector<int> watched_dbs;  // per watched key: its database
   std::vector<char> watched_existed;  // per watched key: live when WATCH ran
 
   // Pub/sub (pubsub/client_subscriptions.h): channels plus patterns subscribed (non-zero:
@@ -109,9 +111,9 @@ struct CommandContext {
   std::string_view arg(std::size_t i) const { return args[i]; }
   std::size_t argc() const { return args.size(); }
   const store::KeyRef& key(std::size_t i) const { return keys[i]; }
-  // The keyspace of the database this command runs in: every handler finds its keys through
-  // here, never through server.keyspace, so that databases (SELECT) change one place.
-  store::Keyspace& db() const { return server.keyspace; }
+  // The keyspace of the database this command runs in (SELECT): every handler finds its keys
+  // through here, never through server.dbs directly. One indexed load.
+  store::Keyspace& db() const { return server.dbs.at(session.db); }
   // What the Op layer needs: the time snapshot and the lock counters.
   store::OpEnv env() const {
     return store::OpEnv{now, &server.locks.stats(),

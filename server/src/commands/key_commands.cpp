@@ -290,24 +290,6 @@ void ScanCommand(CommandContext& ctx) {
   for (auto k : keys) ctx.out.Bulk(k);
 }
 
-void DbSizeCommand(CommandContext& ctx) {
-  ctx.out.Integer(static_cast<std::int64_t>(ctx.db().TotalKeys()));
-}
-
-void FlushCommand(CommandContext& ctx) {
-  if (ctx.argc() > 2 ||
-      (ctx.argc() == 2 && !EqualsNoCase(ctx.arg(1), "sync") && !EqualsNoCase(ctx.arg(1), "async"))) {
-    ctx.out.Error(errors::kSyntax);
-    return;
-  }
-  store::Keyspace& ks = ctx.db();
-  // Every shard at once: no client sees half a flush.
-  ShardSet all;
-  if (!all.LockAll(ks, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
-  for (int i = 0; i < ks.shard_count(); ++i) ks.shard(i).Clear();
-  ctx.out.Ok();
-}
-
 }  // namespace
 
 void RegisterKeyCommands(CommandTable& t) {
@@ -331,15 +313,6 @@ void RegisterKeyCommands(CommandTable& t) {
   t.Add({.name = "scan", .arity = -2, .flags = kCmdReadonly, .handler = ScanCommand,
          .group = "generic", .summary = "Iterates over the key names in the database.",
          .since = "2.8.0"});
-  t.Add({.name = "dbsize", .arity = 1, .flags = kCmdReadonly | kCmdFast,
-         .handler = DbSizeCommand, .group = "server",
-         .summary = "Returns the number of keys in the database.", .since = "1.0.0"});
-  t.Add({.name = "flushdb", .arity = -1, .flags = kCmdWrite, .handler = FlushCommand,
-         .group = "server", .summary = "Remove all keys from the current database.",
-         .since = "1.0.0"});
-  t.Add({.name = "flushall", .arity = -1, .flags = kCmdWrite, .handler = FlushCommand,
-         .group = "server", .summary = "Removes all keys from all databases.",
-         .since = "1.0.0"});
 }
 
 }  // namespace latch

@@ -22,11 +22,37 @@ bool ShardSet::Take(store::Shard& s, const std::atomic<bool>* give_up) {
 bool ShardSet::Lock(store::Keyspace& ks, std::span<const KeyRef> keys,
                     const std::atomic<bool>* give_up) {
   if (keys.size() == 1) return Take(*keys[0].shard, give_up);
-  // Mark the shards named (one pass over the keys), then lock them by index.
+  // Mark the shards named (one pass over the keys), then lock them by index. A key of
+  // another database (MOVE, COPY ... DB) is locked after ks's, in global index order.
   std::vector<char> wanted(static_cast<std::size_t>(ks.shard_count()), 0);
-  for (const KeyRef& k : keys) wanted[static_cast<std::size_t>(k.shard->index())] = 1;
+  std::vector<store::Shard*> others;
+  for (const KeyRef& k : keys) {
+    const int i = k.shard->index() - ks.base();
+    if (i >= 0 && i < ks.shard_count()) {
+      wanted[static_cast<std::size_t>(i)] = 1;
+    } else {
+      others.push_back(k.shard);
+    }
+  }
+  std::sort(others.begin(), others.end(),
+            [](const store::Shard* a, const store::Shard* b) { return a->index() < b->index(); });
+  std::size_t o = 0;
+  for (; o < others.size() && others[o]->index() < ks.base(); ++o) {
+    if ((o == 0 || others[o] != others[o - 1]) && !Take(*others[o], give_up)) return false;
+  }
   for (int i = 0; i < ks.shard_count(); ++i) {
     if (wanted[static_cast<std::size_t>(i)] && !Take(ks.shard(i), give_up)) return false;
+  }
+  for (; o < others.size(); ++o) {
+    if ((o == 0 || others[o] != others[o - 1]) && !Take(*others[o], give_up)) return false;
+  }
+  return true;
+}
+
+bool ShardSet::LockEveryDb(store::KeyspaceSet& dbs, const std::atomic<bool>* give_up) {
+  const int n = dbs.created();
+  for (int k = 0; k < n; ++k) {
+    if (!LockAll(dbs.by_identity(k), give_up)) return false;
   }
   return true;
 }

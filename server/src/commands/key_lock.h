@@ -20,6 +20,7 @@
 #include "commands/context.h"
 #include "store/key_ref.h"
 #include "store/keyspace.h"
+#include "store/keyspace_set.h"
 #include "store/shard_guard.h"
 
 namespace latch {
@@ -52,8 +53,13 @@ class ShardSet {
   bool Lock(store::Keyspace& ks, const KeyRef& key, const std::atomic<bool>* give_up) {
     return Lock(ks, std::span<const KeyRef>(&key, 1), give_up);
   }
-  // Every shard: the keyspace is frozen (EXEC, scripts, FLUSHALL).
+  // Every shard: the keyspace is frozen (FLUSHDB, KEYS).
   bool LockAll(store::Keyspace& ks, const std::atomic<bool>* give_up);
+  // Every shard of every database created so far, in creation (= lock) order: the whole
+  // server is frozen (EXEC, scripts, FLUSHALL). With only DB 0 ever used, exactly LockAll of
+  // DB 0. A database created later sorts after all of these, so whoever holds this set may
+  // still lock its shards (keyspace_set.h).
+  bool LockEveryDb(store::KeyspaceSet& dbs, const std::atomic<bool>* give_up);
   void Unlock();
 
  private:

@@ -1,4 +1,4 @@
-// RENAME, RENAMENX, COPY (this database only), TOUCH, RANDOMKEY: Redis 7.0's generic key
+// RENAME, RENAMENX, COPY (also into another database), TOUCH, RANDOMKEY: Redis 7.0's generic key
 // commands beyond DEL/EXISTS/TYPE. Moves and copies are store/key_move_ops.h, whose key
 // events say what a lock waiter on either key sees.
 #include <random>
@@ -8,6 +8,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
+#include "latch/protocol/int_parse.h"
 #include "store/key_move_ops.h"
 #include "store/keyspace.h"
 
@@ -31,17 +32,33 @@ void RenameNxCommand(CommandContext& ctx) {
   }
 }
 
-// COPY source destination [REPLACE]. (DB belongs to the databases work; refused for now.)
+// COPY source destination [DB destination-db] [REPLACE]. The keys' shards are locked here
+// (kCmdOwnKeyLocks): the destination may be in another database, in global index order.
 void CopyCommand(CommandContext& ctx) {
   bool replace = false;
+  int db = ctx.session.db;
   for (std::size_t j = 3; j < ctx.argc(); ++j) {
-    if (!EqualsNoCase(ctx.arg(j), "replace")) return ctx.out.Error(errors::kSyntax);
-    replace = true;
+    if (EqualsNoCase(ctx.arg(j), "replace")) {
+      replace = true;
+    } else if (EqualsNoCase(ctx.arg(j), "db") && j + 1 < ctx.argc()) {
+      // Redis reads a long long here (so 2^40 is "out of range", not "not an integer").
+      std::int64_t v = 0;
+      if (!ParseInt64(ctx.arg(++j), &v)) return ctx.out.Error(errors::kNotInteger);
+      if (v < 0 || v >= ctx.server.dbs.count()) return ctx.out.Error(errors::kDbIndexOutOfRange);
+      db = static_cast<int>(v);
+    } else {
+      return ctx.out.Error(errors::kSyntax);
+    }
   }
-  if (ctx.arg(1) == ctx.arg(2)) {
+  if (db == ctx.session.db && ctx.arg(1) == ctx.arg(2)) {
     return ctx.out.Error("ERR source and destination objects are the same");
   }
-  ctx.out.Integer(store::OpCopy(ctx.key(0), ctx.key(1), replace, ctx.env()) == OpStatus::kOk);
+  store::Keyspace& src = ctx.db();
+  store::Keyspace& dst = db == ctx.session.db ? src : ctx.server.Database(db);
+  const KeyRef refs[2] = {Resolve(src, ctx.arg(1)), Resolve(dst, ctx.arg(2))};
+  ShardSet held;
+  if (!held.Lock(src, refs, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
+  ctx.out.Integer(store::OpCopy(refs[0], refs[1], replace, ctx.env()) == OpStatus::kOk);
 }
 
 void TouchCommand(CommandContext& ctx) {
@@ -56,7 +73,7 @@ void TouchCommand(CommandContext& ctx) {
 // of one shard); lock services rarely call it. Expired keys found on the way are skipped.
 void RandomKeyCommand(CommandContext& ctx) {
   thread_local std::mt19937_64 rng{std::random_device{}()};
-  store::Keyspace& ks = ctx.server.keyspace;
+  store::Keyspace& ks = ctx.db();
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::size_t total = ks.TotalKeys();
     if (total == 0) break;
@@ -93,7 +110,8 @@ void RegisterKeyMoveCommands(CommandTable& t) {
          .last_key = 2, .key_step = 1, .handler = RenameNxCommand, .group = "generic",
          .summary = "Renames a key only when the target key name doesn't exist.",
          .since = "1.0.0"});
-  t.Add({.name = "copy", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
+  t.Add({.name = "copy", .arity = -3, .flags = kCmdWrite | kCmdDenyOom | kCmdOwnKeyLocks,
+         .first_key = 1,
          .last_key = 2, .key_step = 1, .handler = CopyCommand, .group = "generic",
          .summary = "Copies the value of a key to a new key.", .since = "6.2.0"});
   t.Add({.name = "touch", .arity = -2, .flags = kCmdReadonly | kCmdFast, .first_key = 1,

@@ -81,10 +81,12 @@ void Park(CommandContext& ctx, const KeyRef& k, std::int64_t ttl, std::int64_t t
   // server state, which outlives every connection. It runs on the connection's thread: its
   // wait for the shard gives up while a script is busy (the abandoned waiter then stays
   // queued until its deadline or the key's next hand-off drops it: grant() refuses).
-  blocked->on_abandon = [&server = ctx.server, key = std::string(k.key), id] {
-    const KeyRef ref = Resolve(server.keyspace, key);
+  // The waiter's keyspace, not "the database numbered so": a SWAPDB since moved the keyspace
+  // (with its lock tables) to another number. Keyspaces live as long as the server.
+  blocked->on_abandon = [&server = ctx.server, &ks = ctx.db(), key = std::string(k.key), id] {
+    const KeyRef ref = Resolve(ks, key);
     ShardSet relock;
-    if (!relock.Lock(server.keyspace, ref, &server.script_busy)) return;
+    if (!relock.Lock(ks, ref, &server.script_busy)) return;
     server.locks.ForShard(ref.shard->index()).RemoveWaiter(ref.key, ref.hash, id);
   };
 }

@@ -10,6 +10,7 @@
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
 #include "commands/command_table.h"
+#include "commands/db_commands.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/peer_address.h"
@@ -72,7 +73,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     Line(&s, "uptime_in_days", static_cast<std::uint64_t>(uptime_ms / 86400000));
     Line(&s, "io_threads_active", static_cast<std::uint64_t>(st.io_threads > 1));
     Line(&s, "io_threads", static_cast<std::uint64_t>(st.io_threads));
-    Line(&s, "shards", static_cast<std::uint64_t>(st.keyspace.shard_count()));
+    Line(&s, "shards", static_cast<std::uint64_t>(st.dbs.shards_per_db()));
     s.append("\r\n");
   }
   if (wants("clients", true)) {
@@ -117,12 +118,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("keyspace", true)) {
     s.append("# Keyspace\r\n");
-    std::size_t keys = st.keyspace.TotalKeys();
-    if (keys > 0) {
-      Line(&s, "db0", "keys=" + std::to_string(keys) +
-                          ",expires=" + std::to_string(st.keyspace.TotalExpires()) +
-                          ",avg_ttl=0");
-    }
+    AppendKeyspaceInfo(st, &s);
     s.append("\r\n");
   }
   if (wants("locks", true)) {

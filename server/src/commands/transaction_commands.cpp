@@ -13,8 +13,11 @@
 namespace latch {
 
 void ClearWatches(Session& s, WatchRegistry& registry) {
-  if (s.watcher && !s.watched_keys.empty()) registry.Unwatch(s.watched_keys, s.watcher.get());
+  if (s.watcher && !s.watched_keys.empty()) {
+    registry.Unwatch(s.watched_dbs, s.watched_keys, s.watcher.get());
+  }
   s.watched_keys.clear();
+  s.watched_dbs.clear();
   s.watched_existed.clear();
   if (s.watcher) s.watcher->dirty = false;
 }
@@ -57,7 +60,9 @@ void WatchCommand(CommandContext& ctx) {
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     std::string key(ctx.arg(i));
     bool already = false;
-    for (const auto& k : s.watched_keys) already = already || k == key;
+    for (std::size_t j = 0; j < s.watched_keys.size(); ++j) {
+      already = already || (s.watched_keys[j] == key && s.watched_dbs[j] == s.db);
+    }
     if (already) continue;
     // Read, then registered, both under the shard lock: a write that takes the lock after
     // us sees the registration (writers touch watchers from their key event, under that
@@ -69,13 +74,14 @@ void WatchCommand(CommandContext& ctx) {
     ShardSet lock;
     if (lock.Lock(ctx.db(), k, GiveUpFlag(ctx))) {
       exists = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr;
-      ctx.server.watches.Watch(key, s.watcher.get());
+      ctx.server.watches.Watch(s.db, key, s.watcher.get());
     } else {
       // A busy script holds the key and may write it: the transaction cannot be trusted.
-      ctx.server.watches.Watch(key, s.watcher.get());
+      ctx.server.watches.Watch(s.db, key, s.watcher.get());
       s.watcher->dirty = true;
     }
     s.watched_keys.push_back(std::move(key));
+    s.watched_dbs.push_back(s.db);
     s.watched_existed.push_back(exists);
   }
   ctx.out.Ok();
@@ -106,14 +112,14 @@ void ExecCommand(CommandContext& ctx) {
   ShardSet all;
   // A script went busy while we waited: as an EXEC arriving during the script on Redis,
   // refused before it runs.
-  if (!all.LockAll(ctx.db(), GiveUpFlag(ctx))) {
+  if (!all.LockEveryDb(ctx.server.dbs, GiveUpFlag(ctx))) {
     return AbortExec(ctx, errors::kBusyScript);
   }
   bool dirty = s.watcher && s.watcher->dirty.load();
   // A watched key that was live at WATCH and has expired since counts as modified.
   for (std::size_t i = 0; !dirty && i < s.watched_keys.size(); ++i) {
     if (!s.watched_existed[i]) continue;
-    KeyRef k = Resolve(ctx.db(), s.watched_keys[i]);
+    KeyRef k = Resolve(ctx.server.dbs.at(s.watched_dbs[i]), s.watched_keys[i]);
     dirty = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr;
   }
   auto queued = std::move(s.queued);

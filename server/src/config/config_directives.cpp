@@ -314,6 +314,8 @@ constexpr std::array kDirectives = {
     ConfigDirective{"aclfile", GetString<&Options::aclfile>, SetString<&Options::aclfile>, false},
     ConfigDirective{"user", GetAclUsers, AddAclUser, false, true},
     ConfigDirective{"maxclients", GetNumber<&Options::maxclients>, SetMaxclients, true},
+    ConfigDirective{"databases", GetNumber<&Options::databases>,
+                    SetInteger<&Options::databases, 1, kIntMax>, false},
     ConfigDirective{"timeout", GetNumber<&Options::timeout>,
                     SetInteger<&Options::timeout, 0, kIntMax>, true},
     ConfigDirective{"proto-max-bulk-len", GetNumber<&Options::proto_max_bulk_len>,

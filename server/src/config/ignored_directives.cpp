@@ -222,7 +222,7 @@ constexpr std::array kIgnored = {
     Special("notify-keyspace-events", CheckNotifyKeyspaceEvents),
     Int("tracking-table-max-keys", 0, kLongMax),
     // Clients, databases, scripting.
-    Int("databases", 1, kIntMax), Special("lua-replicate-commands", AcceptOneArgument),
+    Special("lua-replicate-commands", AcceptOneArgument),
     Enum("enable-protected-configs", "no,yes,local"), Enum("enable-module-command", "no,yes,local"),
     Special("loadmodule", RefuseLoadmodule, true), Special("rename-command", RefuseRenameCommand, true),
     // ACL: the log's length (ACL LOG keeps no entries) and the default for new users'

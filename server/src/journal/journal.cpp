@@ -1,5 +1,7 @@
 #include "journal/journal.h"
 
+#include "journal/record_codec.h"
+
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -13,6 +15,9 @@
 #include <cstring>
 
 namespace latch::journal {
+
+void Journal::AppendSelect(std::string* out, int db) { EncodeSelect(out, db); }
+
 namespace {
 using std::chrono::steady_clock;
 constexpr auto kEverysec = std::chrono::seconds(1);
@@ -101,6 +106,7 @@ void Journal::SwitchFile(int fd, std::uint64_t size) {
     next_fd_ = fd;
     next_size_ = size;
     switch_at_ = buf_.size();
+    selected_db_ = 0;  // the new file starts in database 0, as the loader does
     writer_idle_ = false;
   }
   cv_.notify_one();

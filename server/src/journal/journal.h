@@ -75,6 +75,20 @@ class Journal {
     return seq;
   }
 
+  // As Append, for records of database `db`: a `SELECT db` record goes first when the record
+  // before (in file order) was of another database, as Redis's AOF does. Every journal file
+  // starts in database 0, as the loader does, so a journal of DB 0 alone has no SELECT.
+  template <class Encode>
+  std::uint64_t Append(int db, Encode&& encode) {
+    return Append([&](std::string* out) {
+      if (db != selected_db_) {
+        AppendSelect(out, db);
+        selected_db_ = db;
+      }
+      encode(out);
+    });
+  }
+
   // Under `always`: true when the records up to `seq` are not synced yet; `done` then runs
   // once they are (or when the journal closes): on `on` (posted, with the other completions
   // of the batch for that io_context), or on the journal thread when `on` is null. Under the
@@ -101,6 +115,7 @@ class Journal {
   std::uint64_t pending_fsyncs() const { return unsynced_.load(std::memory_order_relaxed); }
 
  private:
+  static void AppendSelect(std::string* out, int db);
   struct Waiter {
     std::uint64_t seq;
     boost::asio::io_context* on;
@@ -124,6 +139,7 @@ class Journal {
   std::uint64_t synced_ = 0;           // records written and (under always) synced
   std::uint64_t fsynced_ = 0;          // records covered by the last fdatasync
   bool writer_idle_ = false;
+  int selected_db_ = 0;            // the database of the last record; under mu_
   bool gathering_ = false;         // GatherLocked waits: Append wakes it at gather_until_
   std::uint64_t gather_until_ = 0;
   bool stop_ = false;

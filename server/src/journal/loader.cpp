@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <charconv>
@@ -39,9 +40,16 @@ bool ParseUnsigned(std::string_view s, std::uint64_t* v) {
 // Applies one record; false when the record is not one the journal writes.
 class Applier {
  public:
-  Applier(store::Keyspace& ks, store::FencingTokens& tokens, const TimeSnapshot& now,
+  Applier(const Databases& dbs, store::FencingTokens& tokens, const TimeSnapshot& now,
           LoadResult& result)
-      : ks_(ks), tokens_(tokens), now_(now), result_(result) {}
+      : dbs_(dbs), ks_(&dbs.ensure(0)), tokens_(tokens), now_(now), result_(result) {}
+
+  // Every file starts in database 0 (the journal writes a SELECT before the first record of
+  // any other database in each file).
+  void StartFile() {
+    selected_ = 0;
+    ks_ = &dbs_.ensure(0);
+  }
 
   // A MULTI ... EXEC group (a hash or sorted set, container_records.h) applies at its EXEC;
   // one cut off by the end of a file is dropped (DiscardOpen), as Redis reverts it.
@@ -103,13 +111,16 @@ class Applier {
       }
       FlushShard(index, count);
     } else if (EqualsNoCase(cmd, "FLUSHALL") || EqualsNoCase(cmd, "FLUSHDB")) {
-      for (int i = 0; i < ks_.shard_count(); ++i) {
-        store::ShardGuard lock(ks_.shard(i));
-        ks_.shard(i).Clear();
+      for (int i = 0; i < ks_->shard_count(); ++i) {
+        store::ShardGuard lock(ks_->shard(i));
+        ks_->shard(i).Clear();
       }
-    } else if (ApplyContainerRecord(ks_, a, now_)) {
+    } else if (ApplyContainerRecord(*ks_, a, now_)) {
       return true;
-    } else if (!EqualsNoCase(cmd, "SELECT")) {
+    } else if ((EqualsNoCase(cmd, "SELECT") && a.size() == 2) ||
+               (EqualsNoCase(cmd, "SWAPDB") && a.size() == 3)) {
+      return ApplyDbRecord(a);
+    } else {
       return false;
     }
     return true;
@@ -129,13 +140,13 @@ class Applier {
     auto in_shard = [&](std::string_view key) {
       return bits == 0 || (store::HashKey(key) >> (64 - bits)) == index;
     };
-    if (static_cast<std::uint64_t>(ks_.shard_count()) == count) {
-      store::ShardGuard lock(ks_.shard(static_cast<int>(index)));
-      ks_.shard(static_cast<int>(index)).Clear();
+    if (static_cast<std::uint64_t>(ks_->shard_count()) == count) {
+      store::ShardGuard lock(ks_->shard(static_cast<int>(index)));
+      ks_->shard(static_cast<int>(index)).Clear();
       return;
     }
-    for (int i = 0; i < ks_.shard_count(); ++i) {
-      store::Shard& shard = ks_.shard(i);
+    for (int i = 0; i < ks_->shard_count(); ++i) {
+      store::Shard& shard = ks_->shard(i);
       store::ShardGuard lock(shard);
       std::vector<std::string> doomed;
       shard.ForEach([&](const store::Object* o) {
@@ -155,7 +166,7 @@ class Applier {
 
   void Remove(std::string_view key) {
     const std::uint64_t hash = store::HashKey(key);
-    store::Shard& shard = ks_.ShardFor(hash);
+    store::Shard& shard = ks_->ShardFor(hash);
     store::ShardGuard lock(shard);
     if (store::Object* o = shard.Find(key, hash, now_.mono_ms)) shard.Erase(o, hash);
   }
@@ -165,7 +176,7 @@ class Applier {
   void Put(std::string_view key, std::string_view value, std::uint64_t token,
            std::int64_t deadline_wall_ms) {
     const std::uint64_t hash = store::HashKey(key);
-    store::Shard& shard = ks_.ShardFor(hash);
+    store::Shard& shard = ks_->ShardFor(hash);
     store::ShardGuard lock(shard);
     store::Object* o = shard.Find(key, hash, now_.mono_ms);
     if (o != nullptr && (token != 0 || o->token() != 0)) {
@@ -182,7 +193,40 @@ class Applier {
     shard.Put(o, key, hash, value, expiry, token);
   }
 
-  store::Keyspace& ks_;
+  // SELECT n / SWAPDB a b. An index out of range cannot be written by this server: the file
+  // was made for one with more databases.
+  bool ApplyDbRecord(std::span<const std::string_view> a) {
+    std::uint64_t x = 0, y = 0;
+    if (!ParseUnsigned(a[1], &x) || (a.size() == 3 && !ParseUnsigned(a[2], &y))) return false;
+    const auto count = static_cast<std::uint64_t>(dbs_.set.count());
+    if (x >= count || y >= count) {
+      throw LoadError("The append only file selects database " + std::to_string(std::max(x, y)) +
+                      " but this server has databases " + std::to_string(count));
+    }
+    if (a.size() == 2) {
+      selected_ = static_cast<int>(x);
+      ks_ = &dbs_.ensure(selected_);
+      return true;
+    }
+    store::Keyspace* first = &dbs_.ensure(static_cast<int>(x));
+    store::Keyspace* second = &dbs_.ensure(static_cast<int>(y));
+    if (first->base() > second->base()) std::swap(first, second);
+    std::vector<store::Shard*> held;  // the workers' active expiry runs meanwhile
+    for (store::Keyspace* ks : {first, second}) {
+      for (int i = 0; i < ks->shard_count(); ++i) {
+        store::LockShard(ks->shard(i), nullptr);
+        held.push_back(&ks->shard(i));
+      }
+    }
+    dbs_.set.Swap(static_cast<int>(x), static_cast<int>(y));
+    for (auto it = held.rbegin(); it != held.rend(); ++it) store::UnlockShard(**it);
+    ks_ = &dbs_.ensure(selected_);  // the number stays selected, as for a client
+    return true;
+  }
+
+  const Databases& dbs_;
+  int selected_ = 0;
+  store::Keyspace* ks_;
   store::FencingTokens& tokens_;
   const TimeSnapshot& now_;
   LoadResult& result_;
@@ -247,14 +291,15 @@ void LoadFile(const AofPaths& paths, const AofFile& file, bool last, bool load_t
 
 }  // namespace
 
-LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, store::Keyspace& keyspace,
+LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Databases& dbs,
                        store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated) {
   LoadResult result;
-  Applier applier(keyspace, tokens, now, result);
+  Applier applier(dbs, tokens, now, result);
   std::vector<AofFile> files;
   if (manifest.base) files.push_back(*manifest.base);
   files.insert(files.end(), manifest.incrs.begin(), manifest.incrs.end());
   for (std::size_t i = 0; i < files.size(); ++i) {
+    applier.StartFile();
     LoadFile(paths, files[i], i + 1 == files.size(), load_truncated, applier, result);
   }
   return result;

@@ -9,11 +9,13 @@
 // aof-load-truncated is yes; with no, or anywhere but at the end of the last file, the server
 // refuses to start. Other damage refuses to start too. Messages are Redis's.
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
 #include "journal/aof_files.h"
 #include "latch/clock.h"
+#include "store/keyspace_set.h"
 
 namespace latch::store {
 class Keyspace;
@@ -35,7 +37,14 @@ struct LoadResult {
   std::uint64_t total_size = 0;  // bytes of every file after a truncation
 };
 
-LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, store::Keyspace& keyspace,
+// Where the records go: the server's databases, and how one is created on first use (with
+// its lock tables and key-event hook: ServerState::Database).
+struct Databases {
+  store::KeyspaceSet& set;
+  std::function<store::Keyspace&(int db)> ensure;
+};
+
+LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Databases& dbs,
                        store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated);
 
 }  // namespace latch::journal

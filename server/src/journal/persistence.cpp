@@ -65,7 +65,9 @@ void Persistence::StartJournal() {
     } else {
       manifest_ = *found;
       const auto started = std::chrono::steady_clock::now();
-      const LoadResult r = LoadJournal(paths_, manifest_, state_.keyspace, state_.locks.tokens(),
+      const Databases dbs{state_.dbs,
+                          [this](int db) -> store::Keyspace& { return state_.Database(db); }};
+      const LoadResult r = LoadJournal(paths_, manifest_, dbs, state_.locks.tokens(),
                                        state_.clock->Now(), o.aof_load_truncated);
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
       spdlog::info("DB loaded from append only file: {:.3f} seconds ({} records)", took.count(),
@@ -147,12 +149,12 @@ void Persistence::Timestamp(std::string* out, const TimeSnapshot& now) {
   if (last_ts_.exchange(s, std::memory_order_relaxed) != s) EncodeTimestamp(out, s);
 }
 
-void Persistence::KeyModified(const store::Object& o, const TimeSnapshot& now) {
+void Persistence::KeyModified(int db, const store::Object& o, const TimeSnapshot& now) {
   Journal* j = journal();
   if (j == nullptr) return;
   std::int64_t deadline = 0;
   if (o.has_expire()) deadline = std::max<std::int64_t>(1, now.MonoToWall(o.expire_at()));
-  j->Append([&](std::string* out) {
+  j->Append(db, [&](std::string* out) {
     if (timestamps_.load(std::memory_order_relaxed)) Timestamp(out, now);
     if (o.is_container()) {
       EncodeContainer(out, o, deadline);
@@ -164,23 +166,31 @@ void Persistence::KeyModified(const store::Object& o, const TimeSnapshot& now) {
   });
 }
 
-void Persistence::KeyGone(std::string_view key) {
-  if (Journal* j = journal()) j->Append([&](std::string* out) { EncodeDel(out, key); });
+void Persistence::KeyGone(int db, std::string_view key) {
+  if (Journal* j = journal()) j->Append(db, [&](std::string* out) { EncodeDel(out, key); });
 }
 
+// The shard's index within its database: a flush record means the same shard whichever
+// database was created first.
 void Persistence::ShardCleared(const store::Shard& shard) {
   Journal* j = journal();
   if (j == nullptr) return;
-  const int count = state_.keyspace.shard_count();
-  j->Append([&](std::string* out) { EncodeFlushShard(out, shard.index(), count); });
+  const int count = state_.dbs.shards_per_db();
+  j->Append(state_.dbs.DbOf(shard), [&](std::string* out) {
+    EncodeFlushShard(out, shard.index() % count, count);
+  });
 }
 
-void Persistence::OnModified(store::Shard& /*shard*/, const store::KeyEvent& e) {
-  KeyModified(*e.object, state_.clock->NowSameWallOffset());
+void Persistence::DatabasesSwapped(int a, int b) {
+  if (Journal* j = journal()) j->Append([&](std::string* out) { EncodeSwapDb(out, a, b); });
 }
 
-store::Object* Persistence::OnGone(store::Shard& /*shard*/, const store::KeyEvent& e) {
-  KeyGone(e.key);
+void Persistence::OnModified(store::Shard& shard, const store::KeyEvent& e) {
+  KeyModified(state_.dbs.DbOf(shard), *e.object, state_.clock->NowSameWallOffset());
+}
+
+store::Object* Persistence::OnGone(store::Shard& shard, const store::KeyEvent& e) {
+  KeyGone(state_.dbs.DbOf(shard), e.key);
   return nullptr;
 }
 
@@ -188,17 +198,18 @@ store::Object* Persistence::OnGone(store::Shard& /*shard*/, const store::KeyEven
 // the journal loads), so it is switched with every shard held, in the lock order. CONFIG SET
 // appendonly inside EXEC runs with every shard already held by this thread.
 void Persistence::Attach(bool on) {
-  store::Keyspace& ks = state_.keyspace;
-  std::vector<char> took(static_cast<std::size_t>(ks.shard_count()), 0);
-  for (int i = 0; i < ks.shard_count(); ++i) {
-    if (store::ThisThreadHolds(ks.shard(i))) continue;
-    store::LockShard(ks.shard(i), nullptr);
-    took[static_cast<std::size_t>(i)] = 1;
+  // Every database that exists; one created meanwhile reads the slot under its own shard
+  // lock after this store, as every later event does.
+  std::vector<store::Shard*> took;
+  const int n = state_.dbs.created() * state_.dbs.shards_per_db();
+  for (int i = 0; i < n; ++i) {
+    store::Shard& s = *state_.dbs.ShardAt(i);
+    if (store::ThisThreadHolds(s)) continue;
+    store::LockShard(s, nullptr);
+    took.push_back(&s);
   }
   state_.key_events.set_journal(on ? this : nullptr);
-  for (int i = ks.shard_count() - 1; i >= 0; --i) {
-    if (took[static_cast<std::size_t>(i)]) store::UnlockShard(ks.shard(i));
-  }
+  for (auto it = took.rbegin(); it != took.rend(); ++it) store::UnlockShard(**it);
 }
 
 std::string Persistence::RequestRewrite() {

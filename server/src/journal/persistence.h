@@ -28,6 +28,7 @@ namespace latch {
 struct ServerState;
 namespace store {
 class Object;
+class Keyspace;
 }  // namespace store
 }  // namespace latch
 
@@ -59,9 +60,12 @@ class Persistence final : public store::KeyEvents {
 
   // The key-event hook, called under the key's shard lock. `now` converts the monotonic
   // deadline into the absolute one the record carries.
-  void KeyModified(const store::Object& o, const TimeSnapshot& now);
-  void KeyGone(std::string_view key);
+  // `db`: the key's database (a SELECT record precedes it when the last record's differs).
+  void KeyModified(int db, const store::Object& o, const TimeSnapshot& now);
+  void KeyGone(int db, std::string_view key);
   void ShardCleared(const store::Shard& shard);
+  // SWAPDB a b, called holding every shard of both databases.
+  void DatabasesSwapped(int a, int b);
 
   // store::KeyEvents, attached to the server's KeyEventRouter while the journal is open: the
   // router reports a removal here before a lock waiter is handed the key.
@@ -89,7 +93,9 @@ class Persistence final : public store::KeyEvents {
   bool WantsAutoRewrite() const;
   void Rewrite();  // rewrite.cpp
   // Writes the keyspace as records into `fd`, shard by shard; returns the bytes written.
-  std::uint64_t WriteSnapshot(int fd);
+  // Fails when a SWAPDB ran since the swap count was `swaps`.
+  std::uint64_t WriteSnapshot(int fd, std::uint64_t swaps);
+  std::uint64_t WriteKeyspace(int fd, store::Keyspace& ks, std::string* out);
   void Timestamp(std::string* out, const TimeSnapshot& now);
 
   ServerState& state_;

@@ -65,6 +65,17 @@ void EncodeFence(std::string* out, std::uint64_t token) {
   AppendBulkNumber(out, token);
 }
 
+void EncodeSelect(std::string* out, int db) {
+  out->append("*2\r\n$6\r\nSELECT\r\n");
+  AppendBulkNumber(out, static_cast<std::uint64_t>(db));
+}
+
+void EncodeSwapDb(std::string* out, int a, int b) {
+  out->append("*3\r\n$6\r\nSWAPDB\r\n");
+  AppendBulkNumber(out, static_cast<std::uint64_t>(a));
+  AppendBulkNumber(out, static_cast<std::uint64_t>(b));
+}
+
 void EncodeFlushShard(std::string* out, int index, int count) {
   out->append("*3\r\n$16\r\nLATCH.FLUSHSHARD\r\n");
   AppendBulkNumber(out, static_cast<std::uint64_t>(index));

@@ -10,6 +10,9 @@
 //   LATCH.FENCE token                       the fencing counter has reached at least `token`
 //   LATCH.FLUSHSHARD index count            every key of shard `index` of `count` is gone
 //                                           (FLUSHALL reports shard by shard)
+//   SELECT db                               the records that follow are of database `db`
+//                                           (each file starts in database 0)
+//   SWAPDB a b                              databases a and b exchanged their keys
 //
 // LATCH.* are latchd's own commands; only the loader accepts them (a client sending one gets
 // "unknown command").
@@ -28,6 +31,10 @@ void EncodeLock(std::string* out, std::string_view key, std::string_view owner, 
 void EncodeDel(std::string* out, std::string_view key);
 void EncodeFence(std::string* out, std::uint64_t token);
 void EncodeFlushShard(std::string* out, int index, int count);
+// SELECT db: the records after it (until the next SELECT) are of database `db`.
+void EncodeSelect(std::string* out, int db);
+// SWAPDB a b: databases a and b exchanged their keys.
+void EncodeSwapDb(std::string* out, int a, int b);
 // Redis's aof-timestamp-enabled annotation: "#TS:<unix seconds>\r\n".
 void EncodeTimestamp(std::string* out, std::int64_t unix_s);
 

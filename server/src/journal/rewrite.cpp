@@ -63,12 +63,31 @@ void ForEachScattered(const std::vector<const store::Object*>& items, Fn&& fn) {
 }
 }  // namespace
 
-std::uint64_t Persistence::WriteSnapshot(int fd) {
+std::uint64_t Persistence::WriteSnapshot(int fd, std::uint64_t swaps) {
   std::string out;
   std::uint64_t total = 0;
   // Every token granted before the switch is at most this: the counter survives the keys.
   EncodeFence(&out, state_.locks.tokens().last());
-  store::Keyspace& ks = state_.keyspace;
+  // A SWAPDB is not idempotent as the other records are: one since `swaps` was read (before
+  // the switch to the new incremental file) would be both in the snapshot (partly) and in
+  // that file. The rewrite then fails and the files on disk stay as they were (a later
+  // rewrite retries).
+  int selected = 0;  // a base file starts in database 0, as every journal file
+  for (int db = 0; db < state_.dbs.count(); ++db) {
+    store::Keyspace* ks = state_.dbs.Find(db);
+    if (ks == nullptr || ks->TotalKeys() == 0) continue;
+    if (db != selected) EncodeSelect(&out, db);
+    selected = db;
+    total += WriteKeyspace(fd, *ks, &out);
+  }
+  if (state_.dbs.swaps() != swaps) throw std::runtime_error("aborted: SWAPDB during the rewrite");
+  WriteOrThrow(fd, out);
+  return total + out.size();
+}
+
+// The keys of one database, shard by shard; flushes `out` into fd as it grows.
+std::uint64_t Persistence::WriteKeyspace(int fd, store::Keyspace& ks, std::string* out) {
+  std::uint64_t total = 0;
   std::vector<const store::Object*> objects;
   for (int i = 0; i < ks.shard_count(); ++i) {
     store::Shard& shard = ks.shard(i);
@@ -88,18 +107,18 @@ std::uint64_t Persistence::WriteSnapshot(int fd) {
         const std::int64_t deadline =
             o->has_expire() ? std::max<std::int64_t>(1, now.MonoToWall(o->expire_at())) : 0;
         if (o->is_container()) {
-          EncodeContainer(&out, *o, deadline);
+          EncodeContainer(out, *o, deadline);
         } else if (o->token() != 0) {
-          EncodeLock(&out, o->key(), o->value(), o->token(), deadline);
+          EncodeLock(out, o->key(), o->value(), o->token(), deadline);
         } else {
-          EncodeSet(&out, o->key(), o->value(), deadline);
+          EncodeSet(out, o->key(), o->value(), deadline);
         }
       });
     }
-    if (out.size() >= kFlushAbove || i + 1 == ks.shard_count()) {
-      WriteOrThrow(fd, out);
-      total += out.size();
-      out.clear();
+    if (out->size() >= kFlushAbove) {
+      WriteOrThrow(fd, *out);
+      total += out->size();
+      out->clear();
     }
   }
   return total;
@@ -111,6 +130,7 @@ void Persistence::Rewrite() {
   // Its directory is created if missing, as Redis's rewrite does.
   if (dir_moved_.exchange(false)) paths_.dir = appenddirname_;
   EnsureDirectory(paths_.dir);
+  const std::uint64_t swaps = state_.dbs.swaps();  // before the switch: see WriteSnapshot
   // 1. The new incremental file, listed before it gets a record.
   Manifest during = manifest_;
   const std::int64_t incr_seq = during.last_incr_seq() + 1;
@@ -134,7 +154,7 @@ void Persistence::Rewrite() {
   if (fd < 0) throw std::runtime_error("Can't open the temp rewrite file: " + temp);
   std::uint64_t bytes = 0;
   try {
-    bytes = WriteSnapshot(fd);
+    bytes = WriteSnapshot(fd, swaps);
     if (::fsync(fd) != 0) throw std::runtime_error(std::string("fsync: ") + std::strerror(errno));
   } catch (...) {
     ::close(fd);

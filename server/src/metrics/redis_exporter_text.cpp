@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands/command_table.h"
+#include "commands/db_commands.h"
 #include "metrics/command_stats.h"
 #include "metrics/lock_timings.h"
 #include "metrics/stats_registry.h"
@@ -105,13 +106,7 @@ void AppendRedisExporterMetrics(std::string* out, ServerState& st) {
       Sample(out, n.metric, n.type, std::string(n.info) + " metric", std::to_string(d.read(st)));
     }
   }
-  out->append("# HELP redis_db_keys Total number of keys by DB\n# TYPE redis_db_keys gauge\n");
-  out->append("redis_db_keys{db=\"db0\"} " + std::to_string(st.keyspace.TotalKeys()) + "\n");
-  out->append(
-      "# HELP redis_db_keys_expiring Total number of expiring keys by DB\n"
-      "# TYPE redis_db_keys_expiring gauge\n");
-  out->append("redis_db_keys_expiring{db=\"db0\"} " + std::to_string(st.keyspace.TotalExpires()) +
-              "\n");
+  AppendDbMetrics(st, out);
   AppendCommandFamilies(out, st);
   if (st.lock_timings) st.lock_timings->Append(out);
 }

@@ -74,7 +74,7 @@ constexpr StatDef AclCounter(std::string_view info, std::string_view metric,
 // The keyspace counts expiries per shard and never resets them: RESETSTAT remembers the
 // total at the reset instead.
 std::uint64_t ExpiredKeys(ServerState& s) {
-  const std::uint64_t total = s.keyspace.TotalExpired();
+  const std::uint64_t total = s.dbs.TotalExpired();
   const std::uint64_t base = s.stats.expired_keys_at_reset.load(std::memory_order_relaxed);
   return total > base ? total - base : 0;
 }
@@ -118,7 +118,7 @@ const StatDef kStats[] = {
                                           kStatsSection),
     {"expired_keys", "latch_expired_keys_total", "Keys removed because their TTL ran out.",
      StatKind::kCounter, kStatsSection, ExpiredKeys,
-     [](ServerState& s) { s.stats.expired_keys_at_reset = s.keyspace.TotalExpired(); }},
+     [](ServerState& s) { s.stats.expired_keys_at_reset = s.dbs.TotalExpired(); }},
     Counter<&Stats::keyspace_hits>("keyspace_hits", "latch_keyspace_hits_total",
                                    "Lookups that found their key.", kStatsSection),
     Counter<&Stats::keyspace_misses>("keyspace_misses", "latch_keyspace_misses_total",
@@ -146,9 +146,9 @@ const StatDef kStats[] = {
                                                "latch_acl_access_denied_channel_total",
                                                "Commands refused by a user's channel patterns."),
     Gauge("", "latch_keys", "Keys in the keyspace.", kNone,
-          [](ServerState& s) { return std::uint64_t{s.keyspace.TotalKeys()}; }),
+          [](ServerState& s) { return std::uint64_t{s.dbs.TotalKeys()}; }),
     Gauge("", "latch_keys_with_ttl", "Keys that have a TTL.", kNone,
-          [](ServerState& s) { return std::uint64_t{s.keyspace.TotalExpires()}; }),
+          [](ServerState& s) { return std::uint64_t{s.dbs.TotalExpires()}; }),
     LockCounter<&LockStats::grants>("lock_grants", "latch_lock_grants_total",
                                     "LOCK.ACQUIRE grants, direct or handed off."),
     LockCounter<&LockStats::contended>("lock_contended_acquires",

@@ -85,19 +85,25 @@ void Worker::Tick() {
   std::int64_t now = state_.clock->MonoMs();
   bool more = false;
   const auto cycle_start = std::chrono::steady_clock::now();  // LATENCY's "expire-cycle"
-  for (int i : shards_) {
-    store::Shard& s = state_.keyspace.shard(i);
-    // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
-    // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
-    std::unique_lock lock(s.mu(), std::try_to_lock);
-    if (!lock.owns_lock()) continue;
-    if (!state_.ExpiryPaused(now) &&  // CLIENT PAUSE holds expiry (and so lock hand-offs)
-        !state_.client_pause->active_expire_off() &&  // DEBUG SET-ACTIVE-EXPIRE 0
-        s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) {
-      more = true;
+  // Shards are owned by their index within a database: the same ones in every database.
+  const int databases = state_.dbs.created();
+  for (int k = 0; k < databases; ++k) {
+    store::Keyspace& ks = state_.dbs.by_identity(k);
+    for (int i : shards_) {
+      store::Shard& s = ks.shard(i);
+      // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
+      // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
+      std::unique_lock lock(s.mu(), std::try_to_lock);
+      if (!lock.owns_lock()) continue;
+      if (!state_.ExpiryPaused(now) &&  // CLIENT PAUSE holds expiry (and so lock hand-offs)
+          !state_.client_pause->active_expire_off() &&  // DEBUG SET-ACTIVE-EXPIRE 0
+          s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) {
+        more = true;
+      }
+      // WAIT deadlines on the injected Clock.
+      state_.locks.ForShard(s.index()).TimeOutWaiters(now);
+      s.Trim(now);
     }
-    state_.locks.ForShard(i).TimeOutWaiters(now);  // WAIT deadlines on the injected Clock
-    s.Trim(now);
   }
   if (const std::int64_t threshold = state_.latency_monitor_threshold.load(); threshold > 0) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -119,6 +119,7 @@ void LuaEngine::Run(CommandContext& ctx, const LuaScriptCall& call, RunControl& 
   lua_remove(L, -2);
 
   run.caller = &ctx;
+  run.session.db = ctx.session.db;  // the caller's database; the script's SELECT moves only its own
   run.read_only = call.read_only;
   run.resp = 2;
   run.control = &control;

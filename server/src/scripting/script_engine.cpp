@@ -100,7 +100,7 @@ void ScriptEngine::RunLua(CommandContext& ctx, const CachedScript& script,
   // script is past busy-reply-threshold.
   const std::atomic<bool>* give_up = GiveUpFlag(ctx);
   ShardSet all;
-  if (!all.LockAll(server_.keyspace, give_up) || !store::LockTimed(lua_mu_, give_up)) {
+  if (!all.LockEveryDb(server_.dbs, give_up) || !store::LockTimed(lua_mu_, give_up)) {
     ctx.out.Error(errors::kBusyScript);
     return;
   }

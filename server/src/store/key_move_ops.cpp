@@ -16,7 +16,8 @@ Expiry ExpiryOf(const Object* o) {
 OpStatus OpRename(const KeyRef& src, const KeyRef& dst, bool nx, const OpEnv& env) {
   Object* from = src.shard->Find(src.key, src.hash, env.now.mono_ms);
   if (from == nullptr) return OpStatus::kNoKey;
-  if (src.hash == dst.hash && src.key == dst.key) return nx ? OpStatus::kNotMet : OpStatus::kOk;
+  // The same key of the same database (MOVE's keys have the same name in two databases).
+  if (src.shard == dst.shard && src.key == dst.key) return nx ? OpStatus::kNotMet : OpStatus::kOk;
   Object* to = dst.shard->Find(dst.key, dst.hash, env.now.mono_ms);
   if (nx && to != nullptr) return OpStatus::kNotMet;
   const Expiry expiry = ExpiryOf(from);

@@ -1,6 +1,7 @@
 #pragma once
 // RENAME/RENAMENX and COPY: a value of any type moved or copied to another key with its TTL.
-// Both keys' shards are held by the caller (the dispatcher locks them in index order).
+// Both keys' shards are held by the caller (the dispatcher locks them in index order). The keys
+// may be in two databases (MOVE, COPY ... DB): each KeyRef's shard says which.
 //
 // Key events: RENAME writes the destination (kWritten, one event whatever was there: a lock
 // waiter on the destination is not handed the key in between) and then erases the source

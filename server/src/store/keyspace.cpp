@@ -22,13 +22,15 @@ std::size_t HeapBytes() {
 
 std::size_t UsedMemoryBytes() { return HeapBytes() + Slab::Bytes(); }
 
-Keyspace::Keyspace(int shard_count, std::int64_t now_ms) {
+Keyspace::Keyspace(int shard_count, std::int64_t now_ms, int base) : base_(base) {
   if (shard_count < 1 || !std::has_single_bit(static_cast<unsigned>(shard_count))) {
     throw std::invalid_argument("shards must be a power of two");
   }
   shift_ = 64 - static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(shard_count)));
   shards_.reserve(static_cast<std::size_t>(shard_count));
-  for (int i = 0; i < shard_count; ++i) shards_.push_back(std::make_unique<Shard>(i, now_ms));
+  for (int i = 0; i < shard_count; ++i) {
+    shards_.push_back(std::make_unique<Shard>(base + i, now_ms));
+  }
 }
 
 // Shards publish their counters as atomics: no shard lock, so a stats reader never waits

@@ -21,9 +21,11 @@ std::size_t UsedMemoryBytes();
 
 class Keyspace {
  public:
-  Keyspace(int shard_count, std::int64_t now_ms);
+  // Shards get the global indices base .. base + shard_count - 1 (keyspace_set.h).
+  Keyspace(int shard_count, std::int64_t now_ms, int base = 0);
 
   int shard_count() const { return static_cast<int>(shards_.size()); }
+  int base() const { return base_; }
   Shard& shard(int i) { return *shards_[static_cast<std::size_t>(i)]; }
   int ShardIndex(std::uint64_t hash) const {
     return shift_ >= 64 ? 0 : static_cast<int>(hash >> shift_);
@@ -39,6 +41,7 @@ class Keyspace {
  private:
   std::vector<std::unique_ptr<Shard>> shards_;
   unsigned shift_;
+  int base_;
 };
 
 }  // namespace latch::store

@@ -152,10 +152,21 @@ void LockTable::OnCleared() {
   for (const auto& k : idle) entries_.erase(k);
 }
 
-LockTables::LockTables(Keyspace& keyspace, const Clock& clock) : keyspace_(keyspace) {
-  tables_.reserve(static_cast<std::size_t>(keyspace.shard_count()));
+LockTables::LockTables(KeyspaceSet& dbs, const Clock& clock)
+    : clock_(clock), tables_(static_cast<std::size_t>(dbs.max_shards())) {
+  for (int k = 0; k < dbs.created(); ++k) Add(dbs.by_identity(k));
+}
+
+LockTables::LockTables(Keyspace& keyspace, const Clock& clock)
+    : clock_(clock),
+      tables_(static_cast<std::size_t>(keyspace.base() + keyspace.shard_count())) {
+  Add(keyspace);
+}
+
+void LockTables::Add(Keyspace& keyspace) {
   for (int i = 0; i < keyspace.shard_count(); ++i) {
-    tables_.push_back(std::make_unique<LockTable>(keyspace.shard(i), clock, tokens_, stats_));
+    tables_[static_cast<std::size_t>(keyspace.base() + i)] =
+        std::make_unique<LockTable>(keyspace.shard(i), clock_, tokens_, stats_);
   }
 }
 

@@ -42,6 +42,7 @@
 #include "latch/clock.h"
 #include "store/key_events.h"
 #include "store/keyspace.h"
+#include "store/keyspace_set.h"
 
 namespace latch {
 class LockTimings;  // metrics/lock_timings.h
@@ -156,21 +157,27 @@ class LockTable {
   std::int64_t earliest_deadline_ = 0;  // a lower bound of the queued deadlines; 0: none
 };
 
-// One LockTable per shard of a keyspace, plus the shared token source and counters. Lives
-// in ServerState next to the keyspace it watches (declared after it: destroyed first).
+// One LockTable per shard of every database (indexed by global shard index, keyspace_set.h),
+// plus the shared token source and counters: fencing tokens stay strictly increasing across
+// databases. Lives in ServerState next to the databases it watches (declared after them:
+// destroyed first).
 class LockTables {
  public:
+  LockTables(KeyspaceSet& dbs, const Clock& clock);
+  // A lone keyspace (unit tests).
   LockTables(Keyspace& keyspace, const Clock& clock);
-  LockTable& ForHash(std::uint64_t hash) { return ForShard(keyspace_.ShardIndex(hash)); }
+  // Adds the tables of a database just created (KeyspaceSet::Ensure's hook, before it is
+  // published: readers reach a table only through a shard of a published database).
+  void Add(Keyspace& keyspace);
   LockTable& ForShard(int index) { return *tables_[static_cast<std::size_t>(index)]; }
   LockStats& stats() { return stats_; }
   FencingTokens& tokens() { return tokens_; }
 
  private:
-  Keyspace& keyspace_;
+  const Clock& clock_;
   FencingTokens tokens_;
   LockStats stats_;
-  std::vector<std::unique_ptr<LockTable>> tables_;
+  std::vector<std::unique_ptr<LockTable>> tables_;  // sized for every database; null until created
 };
 
 }  // namespace latch::store

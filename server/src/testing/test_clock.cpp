@@ -16,8 +16,9 @@ constexpr const char* kNotManual =
 // script is waited for (the tick would skip it and catch up later).
 void SweepDue(ServerState& server) {
   const std::int64_t now = server.clock->MonoMs();
-  for (int i = 0; i < server.keyspace.shard_count(); ++i) {
-    store::Shard& shard = server.keyspace.shard(i);
+  const int n = server.dbs.created() * server.dbs.shards_per_db();
+  for (int i = 0; i < n; ++i) {
+    store::Shard& shard = *server.dbs.ShardAt(i);
     std::lock_guard lock(shard.mu());
     shard.ExpireDue(now, std::numeric_limits<std::size_t>::max());
     server.locks.ForShard(i).TimeOutWaiters(now);

@@ -263,5 +263,57 @@ class CounterUnderLockTest(unittest.TestCase):
             pool.disconnect()
 
 
+class DatabaseLockTest(unittest.TestCase):
+    """Redis(db=5): the pool SELECTs 5 on every connection; the Lock and its scripts work there
+    and a lock of the same name in db 0 is another lock."""
+
+    def setUp(self):
+        self.in5 = redis.Redis(host="127.0.0.1", port=_server.port, db=5, socket_timeout=10)
+        self.in0 = redis.Redis(host="127.0.0.1", port=_server.port, db=0, socket_timeout=10)
+        self.key = f"compat:lock:{self._testMethodName}"
+        self.in5.delete(self.key)
+        self.in0.delete(self.key)
+
+    def tearDown(self):
+        self.in5.close()
+        self.in0.close()
+
+    def test_lock_in_db5_is_independent_of_db0(self):
+        lock5 = self.in5.lock(self.key, timeout=10)
+        self.assertTrue(lock5.acquire(blocking=False))
+        self.assertEqual(self.in5.get(self.key), lock5.local.token)
+        self.assertIsNone(self.in0.get(self.key))
+        lock0 = self.in0.lock(self.key, timeout=10)
+        self.assertTrue(lock0.acquire(blocking=False))
+        self.assertFalse(self.in5.lock(self.key, timeout=10).acquire(blocking=False))
+        lock5.extend(5)
+        self.assertTrue(10000 < self.in5.pttl(self.key) <= 15000)
+        lock5.release()
+        self.assertIsNone(self.in5.get(self.key))
+        self.assertEqual(self.in0.get(self.key), lock0.local.token)
+        lock0.release()
+        self.assertEqual(self.in5.dbsize(), 0)
+
+    def test_blocking_acquire_in_db5_after_release(self):
+        holder = self.in5.lock(self.key, timeout=10)
+        self.assertTrue(holder.acquire(blocking=False))
+        got = []
+
+        def waiter():
+            other = redis.Redis(host="127.0.0.1", port=_server.port, db=5, socket_timeout=10)
+            lock = other.lock(self.key, timeout=10, sleep=0.01)
+            got.append(lock.acquire(blocking=True, blocking_timeout=10))
+            lock.release()
+            other.close()
+
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        time.sleep(0.1)
+        holder.release()
+        thread.join(timeout=20)
+        self.assertFalse(thread.is_alive())
+        self.assertEqual(got, [True])
+
+
 if __name__ == "__main__":
     unittest.main()
