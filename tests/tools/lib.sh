@@ -68,7 +68,7 @@ start_redis() {
   REDIS_PORT="$(free_port)"
   local log="$_work_dir/redis.log"
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
-    --databases 1 "$@" >"$log" 2>&1 &
+    "$@" >"$log" 2>&1 &
   _started_pids+=($!)
   wait_ready redis-server "$REDIS_PORT" "$!" "$log"
 }
