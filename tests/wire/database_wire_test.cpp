@@ -20,7 +20,7 @@ std::uint64_t TokenOf(const std::optional<std::string>& reply) {
   return std::stoull(reply->substr(1));
 }
 
-int WaitersOf(RawConnection& c, const std::string& key) {
+int DbWaitersOf(RawConnection& c, const std::string& key) {
   std::string r = c.Command("LOCK.INFO", key);
   auto pos = r.rfind("waiters\r\n:");
   return pos == std::string::npos ? -1 : std::stoi(r.substr(pos + 10));
@@ -52,11 +52,11 @@ TEST(DatabaseWire, AWaiterIsHandedTheLockOfItsOwnDatabaseOnly) {
   ASSERT_NE(TokenOf(other.Command("LOCK.ACQUIRE", "job", "x", "60000")), 0u);  // db 0
   ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "job", "w", "5000", "WAIT",
                                                  "0"})));
-  ASSERT_TRUE(Eventually([&] { return WaitersOf(holder, "job") == 1; }));
-  EXPECT_EQ(WaitersOf(other, "job"), 0);
+  ASSERT_TRUE(Eventually([&] { return DbWaitersOf(holder, "job") == 1; }));
+  EXPECT_EQ(DbWaitersOf(other, "job"), 0);
   // Releasing db 0's lock of the same name wakes nobody.
   EXPECT_EQ(other.Command("LOCK.RELEASE", "job", "x"), ":1\r\n");
-  EXPECT_EQ(WaitersOf(holder, "job"), 1);
+  EXPECT_EQ(DbWaitersOf(holder, "job"), 1);
   EXPECT_EQ(holder.Command("LOCK.RELEASE", "job", "h"), ":1\r\n");
   EXPECT_NE(TokenOf(waiter.ReadReply()), 0u);
   EXPECT_EQ(holder.Command("GET", "job"), Bulk("w"));
@@ -105,7 +105,7 @@ TEST(DatabaseWire, MoveAndSwapDbCarryALockWithItsTokenAndWaiters) {
   ASSERT_EQ(waiter.Command("SELECT", "4"), "+OK\r\n");
   ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "l", "w", "5000", "WAIT",
                                                  "0"})));
-  ASSERT_TRUE(Eventually([&] { return WaitersOf(c, "l") == 1; }));
+  ASSERT_TRUE(Eventually([&] { return DbWaitersOf(c, "l") == 1; }));
   EXPECT_EQ(c.Command("SWAPDB", "4", "5"), "+OK\r\n");
   EXPECT_EQ(c.Command("EXISTS", "l"), ":0\r\n");
   ASSERT_EQ(c.Command("SELECT", "5"), "+OK\r\n");

@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <future>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
@@ -93,6 +95,24 @@ TEST(ScriptWire, BusyThenScriptKill) {
   EXPECT_NE(reply.find(", on @user_script:1.\r\n"), std::string::npos) << reply;
   EXPECT_EQ(f.other.Command("PING"), "+PONG\r\n");
   EXPECT_EQ(f.runner.Command("PING"), "+PONG\r\n");
+}
+
+// Clients that connect while a script is busy are all answered (BUSY, then SCRIPT KILL works
+// from any of them): the acceptor hands none of them to the worker the script occupies. Before,
+// every second new connection landed there and got no reply until the script ended.
+TEST(ScriptWire, NewClientsDuringABusyScriptAreAnswered) {
+  BusyFixture f;
+  std::future<std::string> result;
+  ASSERT_TRUE(StartBusyScript(f, "while true do end", &result));
+  std::vector<std::unique_ptr<RawConnection>> late;
+  for (int i = 0; i < 4; ++i) {
+    late.push_back(
+        std::make_unique<RawConnection>(f.server.port(), std::chrono::milliseconds(3000)));
+    EXPECT_EQ(late.back()->Command("GET", "k"), kBusy) << "new connection " << i;
+  }
+  EXPECT_EQ(late.back()->Command("SCRIPT", "KILL"), "+OK\r\n");
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  for (auto& c : late) EXPECT_EQ(c->Command("PING"), "+PONG\r\n");
 }
 
 // An EXEC arriving while a script is busy is refused before it runs: as Redis 7.0, the

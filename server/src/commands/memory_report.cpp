@@ -40,10 +40,13 @@ MemoryFigures Measure(ServerState& st) {
   m.peak = st.used_memory_peak.load();
   m.startup = st.startup_memory;
   st.clients.ForEach([&](ClientInfo& c) { m.clients += c.buffers.tot_mem.load(); });
-  for (int i = 0; i < st.keyspace.shard_count(); ++i) {
-    m.index += st.keyspace.shard(i).buckets() * 8;  // an index slot is 8 bytes (handle_table.h)
+  for (int k = 0; k < st.dbs.created(); ++k) {
+    store::Keyspace& ks = st.dbs.by_identity(k);
+    for (int i = 0; i < ks.shard_count(); ++i) {
+      m.index += ks.shard(i).buckets() * 8;  // an index slot is 8 bytes (handle_table.h)
+    }
   }
-  m.keys = st.keyspace.TotalKeys();
+  m.keys = st.dbs.at(0).TotalKeys();  // MEMORY STATS' db.0
   m.rss = ResidentSetBytes();
   const struct mallinfo2 mi = mallinfo2();
   m.allocated = mi.uordblks + mi.hblkhd + store::Slab::Bytes();

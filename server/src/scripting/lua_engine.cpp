@@ -2,6 +2,9 @@
 
 #include <spdlog/logger.h>
 
+#include <functional>
+#include <thread>
+
 #include "scripting/lua_bridge.h"
 
 namespace latch::scripting {
@@ -27,6 +30,8 @@ void Hook(lua_State* L, lua_Debug*) {
     RunControl& c = *run->control;
     if (!c.timed_out && c.clock->MonoMs() - c.start_mono_ms >= c.limit_ms) {
       c.timed_out = true;
+      run->caller->server.script_busy_thread.store(
+          std::hash<std::thread::id>{}(std::this_thread::get_id()), std::memory_order_relaxed);
       c.busy->store(true, std::memory_order_relaxed);
       run->caller->server.log->warn(
           "Slow script detected: still in execution after {} milliseconds. You can try "
