@@ -64,6 +64,11 @@ bool ExpectsClose(const CorpusStep& step, const std::vector<std::string>& replie
                      [](const std::string& r) { return r.rfind("-ERR Protocol error", 0) == 0; });
 }
 
+// How long a step waits for a reply. Generous: under TSan the corpus's deepest line (cmsgpack
+// unpacking 100,000 nested arrays) took over 5 s on a loaded 2-core machine; waiting longer
+// changes no comparison, only when a missing reply is reported.
+constexpr std::chrono::milliseconds kReplyWait{30000};
+
 Outcome RunStep(const CorpusStep& step, Target& target) {
   Outcome out;
   int expected = step.kind == CorpusStep::Kind::kRaw ? step.replies : 1;
@@ -193,8 +198,8 @@ TEST_P(DifferentialTest, LatchdRepliesLikeRedis) {
   // the same on both servers; !advance moves it while Redis sleeps.
   EmbeddedServer latch(options, EmbeddedServer::NowWallMs());
 
-  Target a{"redis-server", redis.port(), nullptr, RawConnection()};
-  Target b{"latchd", latch.port(), &latch.clock(), RawConnection()};
+  Target a{"redis-server", redis.port(), nullptr, RawConnection(kReplyWait)};
+  Target b{"latchd", latch.port(), &latch.clock(), RawConnection(kReplyWait)};
   RunCorpus(GetParam(), corpus, a, b);
 }
 
@@ -205,8 +210,8 @@ TEST_P(DifferentialTest, CorpusIsDeterministicOnRedis) {
   ASSERT_TRUE(first.ok()) << first.error();
   RedisServerProcess second(RedisArgs(corpus));
   ASSERT_TRUE(second.ok()) << second.error();
-  Target a{"redis-server#1", first.port(), nullptr, RawConnection()};
-  Target b{"redis-server#2", second.port(), nullptr, RawConnection()};
+  Target a{"redis-server#1", first.port(), nullptr, RawConnection(kReplyWait)};
+  Target b{"redis-server#2", second.port(), nullptr, RawConnection(kReplyWait)};
   RunCorpus(GetParam(), corpus, a, b);
 }
 
