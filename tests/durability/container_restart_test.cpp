@@ -3,9 +3,7 @@
 // value, its TTL and exact scores; a rewrite emits them too; redis-check-aof accepts both.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include "durability/latchd_child.h"
 #include "support/raw_connection.h"
@@ -64,13 +62,7 @@ TEST(ContainerRestartTest, HashesAndSortedSetsSurviveKill9AndRewrite) {
     RawConnection c(s.port());
     Check(c);
     EXPECT_EQ(c.Command("BGREWRITEAOF"), "+Background append only file rewriting started\r\n");
-    for (int i = 0; i < 200; ++i) {
-      if (c.Command("INFO", "persistence").find("aof_rewrite_in_progress:0") !=
-          std::string::npos) {
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    WaitForInfo(s.port(), "aof_rewrite_in_progress:0");  // then the kill -9 below
   }
   s.Kill9();
   ExpectAofValid(s);
@@ -147,13 +139,7 @@ TEST(ContainerRestartTest, DatabasesSurviveKill9AndRewrite) {
     RawConnection c(s.port());
     CheckDatabases(c, token);
     EXPECT_EQ(c.Command("BGREWRITEAOF"), "+Background append only file rewriting started\r\n");
-    for (int i = 0; i < 200; ++i) {
-      if (c.Command("INFO", "persistence").find("aof_rewrite_in_progress:0") !=
-          std::string::npos) {
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    WaitForInfo(s.port(), "aof_rewrite_in_progress:0");  // then the kill -9 below
   }
   s.Kill9();
   ExpectAofValid(s);

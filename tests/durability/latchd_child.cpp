@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -106,6 +107,15 @@ std::string LatchdChild::Log() const {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+bool WaitForInfo(int port, const std::string& field) {
+  for (int i = 0; i < 250; ++i) {
+    RawConnection c(port);
+    if (c.Command("INFO", "persistence").find(field) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 int RunCommand(const std::string& command, std::string* out) {

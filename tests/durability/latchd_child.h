@@ -55,4 +55,7 @@ class LatchdChild {
 // Runs a shell command; returns its exit status and its output (stdout and stderr) in *out.
 int RunCommand(const std::string& command, std::string* out);
 
+// Waits (bounded: 5 s) until INFO persistence on `port` holds `field`.
+bool WaitForInfo(int port, const std::string& field);
+
 }  // namespace latch::test

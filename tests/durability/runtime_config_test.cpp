@@ -19,19 +19,8 @@
 namespace latch::test {
 namespace {
 
-using std::chrono::milliseconds;
 
 std::vector<std::string> Always() { return {"--appendonly", "yes", "--appendfsync", "always"}; }
-
-// Waits (bounded) until INFO persistence holds `field`.
-bool WaitForInfo(int port, const std::string& field) {
-  for (int i = 0; i < 250; ++i) {
-    RawConnection c(port);
-    if (c.Command("INFO", "persistence").find(field) != std::string::npos) return true;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return false;
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
