@@ -177,14 +177,16 @@ TEST(ChaosTest, LockRestartDelayOfOneTtlNeverGrantsAHeldLock) {
   EXPECT_EQ(c.fenced_accepted_below, 0u);
 }
 
-// everysec makes no promise for the moment between a reply and the journal's write(), so
-// there is nothing to require; run it with LATCH_CHAOS_EVERYSEC=1 to see its counts.
-TEST(ChaosTest, AppendfsyncEverysecCounts) {
-  if (std::getenv("LATCH_CHAOS_EVERYSEC") == nullptr) GTEST_SKIP() << "LATCH_CHAOS_EVERYSEC";
+// everysec: a reply goes out after its records were write()n (only the fdatasync waits for
+// the next second), so against kill -9 it promises what always does (a machine crash is
+// another matter). Half the time of the others: the always run covers the same paths.
+TEST(ChaosTest, AppendfsyncEverysecNeverGrantsAHeldLockAfterKill9) {
   Chaos chaos({"--appendonly", "yes", "--appendfsync", "everysec"});
-  const Counts c = chaos.Run(ChaosSeconds());
+  const Counts c = chaos.Run(std::max(1, ChaosSeconds() / 2));
   Print("appendfsync everysec", c);
   EXPECT_GT(c.kills, 0u);
+  EXPECT_GT(c.verdict.leases, 25u);
+  EXPECT_EQ(c.verdict.overlaps, 0u) << c.verdict.first_overlap;
   EXPECT_EQ(c.verdict.token_order, 0u);
   EXPECT_EQ(c.fenced_accepted_below, 0u);
 }

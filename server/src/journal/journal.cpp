@@ -1,18 +1,17 @@
 #include "journal/journal.h"
 
-#include "journal/record_codec.h"
-
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+
+#include "journal/record_codec.h"
 
 namespace latch::journal {
 
@@ -29,6 +28,7 @@ constexpr auto kWriteEvery = std::chrono::microseconds(250);
 
 Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq)
     : appended_(last_seq),
+      written_(last_seq),
       synced_(last_seq),
       fsynced_(last_seq),
       fd_(fd),
@@ -60,11 +60,79 @@ std::uint64_t Journal::appended() const {
 
 bool Journal::WhenDurable(std::uint64_t seq, std::function<void()> done,
                           boost::asio::io_context* on) {
-  if (policy() != FsyncPolicy::kAlways) return false;
+  if (policy() != FsyncPolicy::kAlways) {
+    WriteOut(seq);
+    return false;
+  }
   std::lock_guard lock(mu_);
   if (synced_ >= seq || stop_) return false;
   waiters_.push_back({seq, on, std::move(done)});
   return true;
+}
+
+// On the io thread about to send replies that depend on record `seq`. Whoever comes first
+// writes every record buffered so far; the others find theirs written and go on.
+void Journal::WriteOut(std::uint64_t seq) {
+  if (written_.load(std::memory_order_acquire) >= seq) return;
+  // While writes fail (disk full), replies do not wait: the journal thread retries, and
+  // INFO's aof_last_write_status says so (Redis acknowledges meanwhile too).
+  if (!last_write_ok_.load(std::memory_order_relaxed)) return;
+  std::unique_lock wlock(write_mu_);
+  std::unique_lock lock(mu_);
+  if (written_.load(std::memory_order_relaxed) >= seq || stop_) return;
+  if (next_fd_ >= 0) {
+    // A file switch is pending (a rewrite's last step): the journal thread, already woken by
+    // SwitchFile, writes the old file's tail first. Wait for it without write_mu_.
+    wlock.unlock();
+    synced_cv_.wait(lock, [&] { return written_.load(std::memory_order_relaxed) >= seq || stop_; });
+    return;
+  }
+  bool was_clean = false;
+  TakeAndWrite(lock, &was_clean, /*retry=*/false);
+  // The journal thread idles without a deadline while nothing is unsynced: give it the
+  // everysec deadline for what was just written (once, not for every write).
+  if (was_clean && writer_idle_) cv_.notify_one();
+}
+
+std::uint64_t Journal::TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* was_clean,
+                                    bool retry) {
+  batch_.swap(buf_);
+  buf_.clear();
+  const std::uint64_t end = appended_;
+  const int switch_fd = std::exchange(next_fd_, -1);
+  const std::size_t split = switch_at_;
+  const std::uint64_t switch_size = next_size_;
+  lock.unlock();
+  if (switch_fd >= 0) {
+    // The old file's tail, synced and closed before the new file gets a byte.
+    WriteAll(fd_, std::string_view(batch_).substr(0, split), true);
+    SyncFd(fd_);
+    ::close(fd_);
+    fd_ = switch_fd;
+    file_size_.store(switch_size, std::memory_order_relaxed);
+    batch_.erase(0, split);
+  }
+  if (!batch_.empty()) {
+    // Marked before the write(): an fdatasync that clears the mark after this point runs
+    // after the write() started, and one that cleared it before leaves it set for the next.
+    const bool clean = !dirty_.exchange(true, std::memory_order_acq_rel);
+    if (was_clean != nullptr) *was_clean = clean;
+    const std::size_t done = WriteAll(fd_, batch_, retry);
+    file_size_.fetch_add(done, std::memory_order_relaxed);
+    if (done < batch_.size()) {
+      // An io thread's write failed: the rest goes back in front of what was appended since,
+      // for the journal thread to retry; nothing counts as written.
+      lock.lock();
+      buf_.insert(0, std::string_view(batch_).substr(done));
+      batch_.clear();
+      return written_.load(std::memory_order_relaxed);
+    }
+  }
+  batch_.clear();
+  if (batch_.capacity() > (1u << 20)) batch_.shrink_to_fit();
+  lock.lock();
+  written_.store(end, std::memory_order_release);
+  return end;
 }
 
 // A batch releases the replies of tens to hundreds of connections that live on a few
@@ -112,7 +180,7 @@ void Journal::SwitchFile(int fd, std::uint64_t size) {
   cv_.notify_one();
 }
 
-bool Journal::WriteAll(int fd, const std::string& data) {
+std::size_t Journal::WriteAll(int fd, std::string_view data, bool retry) {
   std::size_t done = 0;
   while (done < data.size()) {
     const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
@@ -132,11 +200,12 @@ bool Journal::WriteAll(int fd, const std::string& data) {
     if (last_write_ok_.exchange(false)) {
       spdlog::warn("Error writing to the AOF file: {}", std::strerror(err));
     }
+    if (!retry) return done;
     std::this_thread::sleep_for(kRetryAfterError);
   }
   if (!last_write_ok_.exchange(true))
     spdlog::warn("AOF write error looks solved, Redis can write again.");
-  return true;
+  return done;
 }
 
 void Journal::SyncFd(int fd) {
@@ -168,89 +237,80 @@ void Journal::GatherLocked(std::unique_lock<std::mutex>& lock, std::uint64_t las
 }
 
 void Journal::Run() {
-  std::string batch;
   auto last_sync = steady_clock::now();
   std::uint64_t last_batch = 0;  // records in the last batch synced under always
   steady_clock::duration last_sync_took{};
-  bool dirty = false;  // written since the last fdatasync
   std::unique_lock lock(mu_);
   for (;;) {
     while (buf_.empty() && next_fd_ < 0 && !stop_ && !sync_requested_) {
       writer_idle_ = true;
-      if (dirty && policy() == FsyncPolicy::kEverysec) {
+      if (dirty_.load(std::memory_order_acquire) && policy() == FsyncPolicy::kEverysec) {
         if (cv_.wait_until(lock, last_sync + kEverysec) == std::cv_status::timeout) break;
       } else {
         cv_.wait(lock);
       }
     }
     writer_idle_ = false;
+    lock.unlock();
+    std::unique_lock wlock(write_mu_);  // lock order: write_mu_, then mu_
+    lock.lock();
     if (policy() == FsyncPolicy::kAlways) GatherLocked(lock, last_batch, last_sync_took);
-    batch.swap(buf_);
-    buf_.clear();
-    const std::uint64_t end = appended_;
-    const int switch_fd = std::exchange(next_fd_, -1);
-    const std::size_t split = switch_at_;
     const bool sync_requested = std::exchange(sync_requested_, false);
     const bool stopping = stop_;
+    const std::uint64_t end = TakeAndWrite(lock, nullptr, /*retry=*/true);
+    const std::uint64_t written = written_.load(std::memory_order_relaxed);
+    wlock.unlock();
     lock.unlock();
 
-    if (switch_fd >= 0) {
-      // The old file's tail, synced and closed before the new file gets a byte.
-      WriteAll(fd_, batch.substr(0, split));
-      SyncFd(fd_);
-      ::close(fd_);
-      fd_ = switch_fd;
-      file_size_.store(next_size_, std::memory_order_relaxed);
-      batch.erase(0, split);
-    }
-    if (!batch.empty()) {
-      WriteAll(fd_, batch);
-      file_size_.fetch_add(batch.size(), std::memory_order_relaxed);
-      dirty = true;
-    }
     const auto now = steady_clock::now();
     const FsyncPolicy policy = this->policy();
     bool synced = false;
-    if (dirty && (policy == FsyncPolicy::kAlways || sync_requested || stopping ||
-                  (policy == FsyncPolicy::kEverysec && now - last_sync >= kEverysec))) {
+    const bool dirty = dirty_.load(std::memory_order_acquire);
+    if ((dirty && (policy == FsyncPolicy::kAlways ||
+                   (policy == FsyncPolicy::kEverysec && now - last_sync >= kEverysec))) ||
+        sync_requested || stopping) {
+      dirty_.store(false, std::memory_order_release);  // a write() from now on marks it again
       SyncFd(fd_);
       last_sync_took = steady_clock::now() - now;
       last_batch = end - synced_;  // synced_ is the end of the batch before (this thread's)
       last_sync = now;
-      dirty = false;
       synced = true;
     }
-    unsynced_.store(dirty ? 1 : 0, std::memory_order_relaxed);
-    batch.clear();
-    if (batch.capacity() > (1u << 20)) batch.shrink_to_fit();
+    unsynced_.store(dirty_.load(std::memory_order_relaxed) ? 1 : 0, std::memory_order_relaxed);
     const bool pace = policy != FsyncPolicy::kAlways && !stopping;
 
     lock.lock();
     synced_ = end;
-    if (synced || !dirty) fsynced_ = end;
-    std::vector<Waiter> ready;
-    for (std::size_t i = 0; i < waiters_.size();) {
-      if (waiters_[i].seq <= synced_ || stopping) {
-        ready.push_back(std::move(waiters_[i]));
-        waiters_[i] = std::move(waiters_.back());
-        waiters_.pop_back();
-      } else {
-        ++i;
-      }
-    }
-    synced_cv_.notify_all();
-    if (!ready.empty()) {
-      lock.unlock();
-      Release(ready);
-      lock.lock();
-    }
-    // everysec and no: records appended in the next kWriteEvery go out in one write(), and
-    // their Append()s wake nobody (writer_idle_ stays false); Sync, a file switch and Close
-    // end the pause.
+    if (synced) fsynced_ = std::max(fsynced_, written);
+    ReleaseReady(lock, stopping);
+    // everysec and no: what no reply waited for (active expiry's deletions) goes out in one
+    // write() per kWriteEvery; replies write their own records (WriteOut). Sync, a file
+    // switch and Close end the pause.
     if (pace) {
       cv_.wait_for(lock, kWriteEvery, [&] { return stop_ || sync_requested_ || next_fd_ >= 0; });
     }
     if (stopping && buf_.empty() && next_fd_ < 0) return;
+  }
+}
+
+// The waiters whose records are now synced (all of them when stopping): run on their
+// io_contexts. Called and returns with `lock` (mu_) held.
+void Journal::ReleaseReady(std::unique_lock<std::mutex>& lock, bool stopping) {
+  std::vector<Waiter> ready;
+  for (std::size_t i = 0; i < waiters_.size();) {
+    if (waiters_[i].seq <= synced_ || stopping) {
+      ready.push_back(std::move(waiters_[i]));
+      waiters_[i] = std::move(waiters_.back());
+      waiters_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  synced_cv_.notify_all();
+  if (!ready.empty()) {
+    lock.unlock();
+    Release(ready);
+    lock.lock();
   }
 }
 

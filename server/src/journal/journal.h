@@ -10,11 +10,15 @@
 // handler per io_context (one wakeup and one queue entry per worker, not per connection).
 //
 // Policies (Redis's appendfsync): always = synced before any reply that depends on it;
-// everysec = written within kWriteEvery (journal.cpp: a quarter of a millisecond), fdatasync'd
-// at most once a second (a power loss can cost about a second, a kill -9 only what was still
-// in the buffer: that quarter of a millisecond); no = written so, the kernel decides when to
-// sync. Why not at once: the writer would then wake for every few records, a thread switch
-// per handful of writes (measured 0.17 per request at c50 P16 against 0.01 without a journal).
+// everysec = written (to the kernel) before any reply that depends on it, fdatasync'd at most
+// once a second: a kill -9 loses nothing acknowledged, a power loss about a second, as
+// Redis, which write()s its AOF buffer before it sends the replies of an event-loop pass;
+// no = written so, the kernel decides when to sync. Under everysec and no the replying thread
+// writes the buffer itself (WhenDurable -> WriteOut: group commit among the io threads, one
+// write() carries every record buffered so far), not the journal thread: handing the write
+// to it would cost a thread switch per handful of records (measured 0.17 per request at c50
+// P16 against 0.01 without a journal). The journal thread writes the rest (records no reply
+// waits for: active expiry's deletions) at least every kWriteEvery and does the fdatasyncs.
 //
 // Ordering: a store operation appends its record while it holds its shard's lock, so the
 // journal holds the records of one key in the order they happened.
@@ -25,6 +29,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -92,7 +97,8 @@ class Journal {
   // Under `always`: true when the records up to `seq` are not synced yet; `done` then runs
   // once they are (or when the journal closes): on `on` (posted, with the other completions
   // of the batch for that io_context), or on the journal thread when `on` is null. Under the
-  // other policies, or when already synced, returns false and never calls `done`.
+  // other policies the records up to `seq` are written before it returns (WriteOut); it then
+  // returns false and never calls `done`, as when they are already synced.
   bool WhenDurable(std::uint64_t seq, std::function<void()> done,
                    boost::asio::io_context* on = nullptr);
   // Writes and syncs everything appended so far; returns when it is on disk.
@@ -122,25 +128,41 @@ class Journal {
     std::function<void()> done;
   };
   void Run();
+  // everysec and no: write()s everything buffered if record `seq` is not written yet.
+  void WriteOut(std::uint64_t seq);
+  // Takes what is buffered (with a pending file switch) and writes it. Called holding
+  // write_mu_ and `lock` (mu_), which it releases around the write()s; returns the number
+  // of the last record written. Sets dirty_ when it wrote; *was_clean: it was not set before.
+  // `retry`: on a write error, retry until it works (the journal thread); else (an io
+  // thread) put the unwritten rest back into the buffer and return.
+  std::uint64_t TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* was_clean, bool retry);
+  void ReleaseReady(std::unique_lock<std::mutex>& lock, bool stopping);
   // Runs the completions of a synced batch: one posted handler per io_context.
   static void Release(std::vector<Waiter>& ready);
   // Under always, before taking a batch: waits briefly for the clients just answered (.cpp).
   void GatherLocked(std::unique_lock<std::mutex>& lock, std::uint64_t last_batch,
                     std::chrono::steady_clock::duration last_sync_took);
-  // Writes all of `data` to fd (retrying short writes and EINTR). False on an error.
-  bool WriteAll(int fd, const std::string& data);
+  // Writes `data` to fd (retrying short writes and EINTR); on an error retries every 100 ms
+  // when `retry`, else stops. Returns the bytes written.
+  std::size_t WriteAll(int fd, std::string_view data, bool retry);
   void SyncFd(int fd);
 
+  // Serialises taking a batch and writing it, between the journal thread and io threads
+  // (WriteOut), so that batches reach the file in the order they were taken. Lock order:
+  // write_mu_, then mu_. Never held across an fdatasync.
+  std::mutex write_mu_;
+  std::string batch_;  // the batch being written; under write_mu_
   mutable std::mutex mu_;
-  std::condition_variable cv_;         // the journal thread waits for work
-  std::condition_variable synced_cv_;  // Sync() waits for the thread
-  std::string buf_;                    // the filling batch
-  std::uint64_t appended_ = 0;         // records appended so far
-  std::uint64_t synced_ = 0;           // records written and (under always) synced
-  std::uint64_t fsynced_ = 0;          // records covered by the last fdatasync
+  std::condition_variable cv_;          // the journal thread waits for work
+  std::condition_variable synced_cv_;   // Sync() waits for the thread
+  std::string buf_;                     // the filling batch
+  std::uint64_t appended_ = 0;          // records appended so far
+  std::atomic<std::uint64_t> written_;  // records written to the file (write_mu_ and mu_)
+  std::uint64_t synced_ = 0;            // records written and (under always) synced
+  std::uint64_t fsynced_ = 0;           // records covered by the last fdatasync
   bool writer_idle_ = false;
-  int selected_db_ = 0;            // the database of the last record; under mu_
-  bool gathering_ = false;         // GatherLocked waits: Append wakes it at gather_until_
+  int selected_db_ = 0;     // the database of the last record; under mu_
+  bool gathering_ = false;  // GatherLocked waits: Append wakes it at gather_until_
   std::uint64_t gather_until_ = 0;
   bool stop_ = false;
   bool sync_requested_ = false;
@@ -155,6 +177,7 @@ class Journal {
   std::atomic<std::uint64_t> file_size_;
   std::atomic<bool> last_write_ok_{true};
   std::atomic<std::uint64_t> unsynced_{0};
+  std::atomic<bool> dirty_{false};  // written since the last fdatasync
   std::thread thread_;
 };
 

@@ -13,6 +13,8 @@
 #include <optional>
 #include <unordered_set>
 
+#include "journal/journal.h"
+#include "journal/server_hooks.h"
 #include "net/worker.h"
 #include "rest/command_runner.h"
 #include "rest/rest_endpoint.h"
@@ -44,9 +46,13 @@ struct SessionSet::Registry {
 
 class RestSession : public std::enable_shared_from_this<RestSession> {
  public:
-  RestSession(tcp::socket socket, ServerState& state, SessionSet::Registry& registry,
-              std::shared_ptr<ClientInfo> info)
-      : stream_(std::move(socket)), state_(state), registry_(registry), info_(std::move(info)) {}
+  RestSession(tcp::socket socket, ServerState& state, asio::io_context& context,
+              SessionSet::Registry& registry, std::shared_ptr<ClientInfo> info)
+      : stream_(std::move(socket)),
+        state_(state),
+        context_(context),
+        registry_(registry),
+        info_(std::move(info)) {}
 
   ~RestSession() {
     registry_.sessions.erase(this);
@@ -165,8 +171,23 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     view.encoding = Sv(req["Upstash-Encoding"]);
     view.telemetry_sdk = Sv(req["Upstash-Telemetry-Sdk"]);
     view.authorized = authorized_;
+    const std::uint64_t journaled_before = journal::ThisThreadLastSeq();
     RouteResult result = Route(state_, info_, view);
-    Respond(std::move(result), !req.keep_alive());
+    const bool close = !req.keep_alive();
+    // As a RESP reply: under appendfsync always the answer waits for its records' fdatasync
+    // (everysec and no: for their write(), done inside HoldUntilDurable).
+    const std::uint64_t journaled = journal::ThisThreadLastSeq();
+    if (journaled != journaled_before) {
+      auto pending = std::make_shared<RouteResult>(std::move(result));
+      if (journal::HoldUntilDurable(state_, journaled, context_,
+                                    [self = shared_from_this(), pending, close] {
+                                      if (!self->closed_) self->Respond(std::move(*pending), close);
+                                    })) {
+        return;
+      }
+      result = std::move(*pending);
+    }
+    Respond(std::move(result), close);
   }
 
   void Respond(RouteResult result, bool close) {
@@ -199,6 +220,7 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
 
   beast::tcp_stream stream_;
   ServerState& state_;
+  asio::io_context& context_;
   SessionSet::Registry& registry_;
   std::shared_ptr<ClientInfo> info_;
   beast::flat_buffer buffer_{kHeaderLimit};
@@ -228,7 +250,9 @@ void SessionSet::Start(int fd, ServerState& state, Worker& worker,
     state.clients.Remove(info->id);
     return;
   }
-  std::make_shared<RestSession>(std::move(socket), state, *registry_, std::move(info))->Start();
+  std::make_shared<RestSession>(std::move(socket), state, worker.context(), *registry_,
+                                std::move(info))
+      ->Start();
 }
 
 void SessionSet::CloseAll() {
