@@ -324,7 +324,9 @@ TEST(JournalRestartTest, RewriteUnderLoadLosesNothingAndRedisCheckAofAccepts) {
 
 // While a large journal loads, the port answers and commands get Redis's -LOADING.
 TEST(JournalRestartTest, ClientsGetLoadingWhileTheJournalLoads) {
-  LatchdChild s(Always());
+  std::vector<std::string> args = Always();
+  args.insert(args.end(), {"--enable-protected-configs", "local"});  // CONFIG SET dir below
+  LatchdChild s(args);
   {
     fs::create_directories(s.aof_dir());
     std::ofstream manifest(s.aof_dir() + "/appendonly.aof.manifest");

@@ -21,6 +21,12 @@ namespace {
 
 
 std::vector<std::string> Always() { return {"--appendonly", "yes", "--appendfsync", "always"}; }
+// CONFIG SET dir needs enable-protected-configs, as in Redis 7.0.
+std::vector<std::string> AlwaysWithProtectedConfigs() {
+  std::vector<std::string> args = Always();
+  args.insert(args.end(), {"--enable-protected-configs", "yes"});
+  return args;
+}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -217,8 +223,38 @@ TEST(RuntimeConfigTest, GrantRightAfterAppendonlyYesSurvivesKill9) {
 
 // CONFIG SET dir, as Redis 7.0 (with enable-protected-configs): a chdir, with chdir's reason
 // when it cannot; CONFIG GET dir shows the new working directory.
-TEST(RuntimeConfigTest, ConfigSetDirRefusesWhatChdirRefuses) {
+// As Redis 7.0: `dir` is a protected config, refused unless enable-protected-configs allows
+// the client (yes, or local for loopback and Unix-socket clients); the directive itself is
+// immutable at run time. Fails on the old code, which accepted CONFIG SET dir from anyone.
+TEST(RuntimeConfigTest, ConfigSetDirIsProtectedAsInRedis) {
+  const std::string refused =
+      "-ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected "
+      "config\r\n";
   LatchdChild s(Always());
+  ASSERT_TRUE(s.Start()) << s.Log();
+  {
+    RawConnection c(s.port());
+    EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir()), refused);
+    EXPECT_EQ(c.Command("CONFIG", "SET", "maxmemory", "0", "dir", s.dir()), refused);
+    EXPECT_EQ(c.Command("CONFIG", "GET", "enable-protected-configs"),
+              "*2\r\n$24\r\nenable-protected-configs\r\n$2\r\nno\r\n");
+    EXPECT_EQ(c.Command("CONFIG", "SET", "enable-protected-configs", "yes"),
+              "-ERR CONFIG SET failed (possibly related to argument 'enable-protected-configs') - "
+              "can't set immutable config\r\n");
+  }
+  s.Stop();
+  std::vector<std::string> local = Always();
+  local.insert(local.end(), {"--enable-protected-configs", "local"});
+  s.set_args(local);
+  ASSERT_TRUE(s.Start()) << s.Log();
+  RawConnection c(s.port());
+  EXPECT_EQ(c.Command("CONFIG", "GET", "enable-protected-configs"),
+            "*2\r\n$24\r\nenable-protected-configs\r\n$5\r\nlocal\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir()), "+OK\r\n") << "127.0.0.1 is local";
+}
+
+TEST(RuntimeConfigTest, ConfigSetDirRefusesWhatChdirRefuses) {
+  LatchdChild s(AlwaysWithProtectedConfigs());
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection c(s.port());
   const std::string failed = "-ERR CONFIG SET failed (possibly related to argument 'dir') - ";
@@ -240,7 +276,7 @@ TEST(RuntimeConfigTest, ConfigSetDirRefusesWhatChdirRefuses) {
 // The open journal keeps its file (and its promise: an acknowledged write survives kill -9)
 // until the next rewrite, which moves the journal into <new dir>/appendonlydir, as Redis's.
 TEST(RuntimeConfigTest, ConfigSetDirMovesTheJournalAtTheNextRewrite) {
-  LatchdChild s(Always());
+  LatchdChild s(AlwaysWithProtectedConfigs());
   ASSERT_TRUE(s.Start()) << s.Log();
   const std::string next = s.dir() + "/next";
   std::filesystem::create_directory(next);
@@ -272,7 +308,7 @@ TEST(RuntimeConfigTest, ConfigSetDirMovesTheJournalAtTheNextRewrite) {
 // A directory chdir accepts but the rewrite cannot use (its appendonlydir is a plain file):
 // the rewrite fails as Redis's does, the journal stays where it was and keeps its promise.
 TEST(RuntimeConfigTest, ConfigSetDirToAnUnusableDirectoryKeepsTheJournal) {
-  LatchdChild s(Always());
+  LatchdChild s(AlwaysWithProtectedConfigs());
   ASSERT_TRUE(s.Start()) << s.Log();
   const std::string bad = s.dir() + "/bad";
   std::filesystem::create_directory(bad);

@@ -441,6 +441,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"loglevel", "verbose"},
       {"logfile", "/var/log/latchd.log"},
       {"enable-debug-command", "local"},
+      {"enable-protected-configs", "yes"},
       {"hz", "20"},
       {"lua-time-limit", "100"},
       {"busy-reply-threshold", "100"},
@@ -532,12 +533,12 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   args = {"*"};
   EXPECT_EQ(ConfigGet(o, args).size(), ConfigDirectives().size() + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
-  // enable-debug-command, lua-time-limit, busy-reply-threshold, aof-load-truncated,
-  // aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
+  // enable-debug-command, enable-protected-configs, lua-time-limit, busy-reply-threshold,
+  // aof-load-truncated, aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
   // latency-monitor-threshold, and 12 tls-* directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 15u + 12u + kThresholds);
+  EXPECT_EQ(ConfigGet(o, args).size(), 16u + 12u + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than, and 7
   // tls-* directives

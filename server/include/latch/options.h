@@ -50,6 +50,12 @@ struct Options {
   // (enable_debug_command_local: DEBUG only from loopback or Unix-socket clients).
   bool enable_debug_command = false;
   bool enable_debug_command_local = false;
+  // enable-protected-configs (Redis 7.0, default no): CONFIG SET of `dir` is refused ("can't
+  // set protected config") unless yes, or local and the client is on loopback or the Unix
+  // socket. `dir` decides where the journal's files are written: the way into writing files
+  // elsewhere on the host that Redis closed.
+  bool enable_protected_configs = false;
+  bool enable_protected_configs_local = false;
   int hz = 10;                      // active expiry passes per second (each bounded)
   std::int64_t lua_time_limit = 5000;  // ms
   // Bytes of used memory (INFO used_memory) beyond which commands that can grow it

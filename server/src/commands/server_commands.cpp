@@ -166,7 +166,12 @@ void ConfigSetCommand(CommandContext& ctx) {
   {
     std::lock_guard lock(ctx.server.options_mu);
     Options updated = ctx.server.options;
-    if (auto err = config::ConfigSet(updated, args)) return ctx.out.Error(*err);
+    bool allow_protected = updated.enable_protected_configs;
+    if (!allow_protected && updated.enable_protected_configs_local) {
+      std::lock_guard clients(ctx.server.clients.mu);
+      allow_protected = ctx.session.info->unix_socket || IsLoopbackPeer(ctx.session.info->addr);
+    }
+    if (auto err = config::ConfigSet(updated, args, allow_protected)) return ctx.out.Error(*err);
     if (auto err = ReloadTlsForConfigSet(ctx.server, updated, args)) return ctx.out.Error(*err);
     ctx.server.options = std::move(updated);
     ctx.server.SyncHotOptions();
@@ -246,7 +251,7 @@ void DebugCommand(CommandContext& ctx) {
     allowed = ctx.server.options.enable_debug_command;
     if (!allowed && ctx.server.options.enable_debug_command_local) {
       std::lock_guard clock(ctx.server.clients.mu);
-      allowed = IsLoopbackPeer(ctx.session.info->addr);
+      allowed = ctx.session.info->unix_socket || IsLoopbackPeer(ctx.session.info->addr);
     }
   }
   if (!allowed) {

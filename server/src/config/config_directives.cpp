@@ -157,18 +157,21 @@ SetResult SetLoglevel(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
-std::string GetEnableDebugCommand(const Options& o) {
-  if (o.enable_debug_command) return "yes";
-  return o.enable_debug_command_local ? "local" : "no";
+// enable-debug-command and enable-protected-configs: no | yes | local, in two flags.
+template <bool Options::*Yes, bool Options::*Local>
+std::string GetProtectedAction(const Options& o) {
+  if (o.*Yes) return "yes";
+  return o.*Local ? "local" : "no";
 }
 
-SetResult SetEnableDebugCommand(Options& o, std::string_view value) {
+template <bool Options::*Yes, bool Options::*Local>
+SetResult SetProtectedAction(Options& o, std::string_view value) {
   // Redis 7 lists them in this order in its reason.
   const Parsed<int> parsed = ParseEnum(value, {"no", "yes", "local"});
   if (const std::string* reason = Reason(parsed)) return *reason;
   const int choice = std::get<int>(parsed);
-  o.enable_debug_command = choice == 1;
-  o.enable_debug_command_local = choice == 2;
+  o.*Yes = choice == 1;
+  o.*Local = choice == 2;
   return std::nullopt;
 }
 
@@ -326,7 +329,17 @@ constexpr std::array kDirectives = {
                     SetClientOutputBufferLimit, true, true},
     ConfigDirective{"loglevel", GetString<&Options::loglevel>, SetLoglevel, true},
     ConfigDirective{"logfile", GetString<&Options::logfile>, SetString<&Options::logfile>, false},
-    ConfigDirective{"enable-debug-command", GetEnableDebugCommand, SetEnableDebugCommand, false},
+    ConfigDirective{
+        "enable-debug-command",
+        GetProtectedAction<&Options::enable_debug_command, &Options::enable_debug_command_local>,
+        SetProtectedAction<&Options::enable_debug_command, &Options::enable_debug_command_local>,
+        false},
+    ConfigDirective{"enable-protected-configs",
+                    GetProtectedAction<&Options::enable_protected_configs,
+                                       &Options::enable_protected_configs_local>,
+                    SetProtectedAction<&Options::enable_protected_configs,
+                                       &Options::enable_protected_configs_local>,
+                    false},
     // Test mode (docs/TESTING.md): start-up only.
     ConfigDirective{"enable-test-commands", GetYesNo<&Options::enable_test_commands>,
                     SetYesNo<&Options::enable_test_commands>, false},
@@ -397,7 +410,7 @@ constexpr std::array kDirectives = {
     ConfigDirective{"daemonize", GetYesNo<&Options::daemonize>, SetYesNo<&Options::daemonize>,
                     false},
     ConfigDirective{"pidfile", GetString<&Options::pidfile>, SetString<&Options::pidfile>, false},
-    ConfigDirective{"dir", GetDir, SetDir, true},
+    ConfigDirective{"dir", GetDir, SetDir, true, false, /*protected_config=*/true},
     ConfigDirective{"syslog-enabled", GetYesNo<&Options::syslog_enabled>,
                     SetYesNo<&Options::syslog_enabled>, false},
     ConfigDirective{"syslog-ident", GetString<&Options::syslog_ident>,

@@ -38,6 +38,9 @@ struct ConfigDirective {
   bool runtime_settable;
   // True: takes one or more arguments, joined with single spaces (bind 127.0.0.1 -::1).
   bool multi_argument = false;
+  // True: CONFIG SET refuses it ("can't set protected config") unless enable-protected-configs
+  // allows the client (Redis 7.0's PROTECTED_CONFIG: dir, and dbfilename, which latchd ignores).
+  bool protected_config = false;
 };
 
 // Every directive, in the order of conf/latchd.conf. The table is a constant.

@@ -76,7 +76,8 @@ std::optional<std::string> CheckIgnoredSet(std::string_view name, std::string_vi
 }
 }  // namespace
 
-std::optional<std::string> ConfigSet(Options& options, std::span<const std::string_view> args) {
+std::optional<std::string> ConfigSet(Options& options, std::span<const std::string_view> args,
+                                     bool allow_protected) {
   const std::span<const ConfigDirective> directives = ConfigDirectives();
   std::vector<bool> seen(directives.size(), false);
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
@@ -86,6 +87,9 @@ std::optional<std::string> ConfigSet(Options& options, std::span<const std::stri
       continue;
     }
     if (!d->runtime_settable) return SetFailed(args[i], "can't set immutable config");
+    if (d->protected_config && !allow_protected) {
+      return SetFailed(args[i], "can't set protected config");
+    }
     const auto index = static_cast<std::size_t>(d - directives.data());
     if (seen[index]) return SetFailed(args[i], "duplicate parameter");
     seen[index] = true;

@@ -47,8 +47,10 @@ std::vector<std::pair<std::string, std::string>> ConfigGet(
 
 // Applies CONFIG SET's name/value pairs (`args.size()` even and >= 2; the caller checks) all or
 // nothing: on any error `options` is unchanged and the full error text (without "-" and CRLF) is
-// returned. Checks run in argument order, as Redis does: unknown name, immutable, duplicate, then
-// the values. After success the caller applies side effects (e.g. the loglevel to spdlog).
-std::optional<std::string> ConfigSet(Options& options, std::span<const std::string_view> args);
+// returned. Checks run in argument order, as Redis does: unknown name, immutable, protected
+// (unless `allow_protected`: enable-protected-configs for this client), duplicate, then the
+// values. After success the caller applies side effects (e.g. the loglevel to spdlog).
+std::optional<std::string> ConfigSet(Options& options, std::span<const std::string_view> args,
+                                     bool allow_protected = true);
 
 }  // namespace latch::config

@@ -223,7 +223,7 @@ constexpr std::array kIgnored = {
     Int("tracking-table-max-keys", 0, kLongMax),
     // Clients, databases, scripting.
     Special("lua-replicate-commands", AcceptOneArgument),
-    Enum("enable-protected-configs", "no,yes,local"), Enum("enable-module-command", "no,yes,local"),
+    Enum("enable-module-command", "no,yes,local"),
     Special("loadmodule", RefuseLoadmodule, true), Special("rename-command", RefuseRenameCommand, true),
     // ACL: the log's length (ACL LOG keeps no entries) and the default for new users'
     // channels are accepted.
