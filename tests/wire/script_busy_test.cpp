@@ -177,6 +177,21 @@ TEST(ScriptWire, OneIoThreadClientLeavingDuringItsScript) {
       << "the script's client is gone";
 }
 
+// The script thread is joined by stop() (with a server that had run scripts) and started
+// again by the first script after start(): no thread left behind, none missing.
+TEST(ScriptWire, ScriptsRunAgainAfterStopAndStart) {
+  EmbeddedServer server(OneIoThread());
+  {
+    RawConnection c(server.port());
+    ASSERT_EQ(c.Command("EVAL", "return redis.call('incr', KEYS[1])", "1", "n"), ":1\r\n");
+  }
+  server.server().stop();
+  const int second = server.server().start();
+  RawConnection c(second);
+  EXPECT_EQ(c.Command("EVAL", "return redis.call('incr', KEYS[1])", "1", "n"), ":2\r\n");
+  EXPECT_EQ(c.Command("EVAL", "return redis.call('get', KEYS[1])", "1", "n"), "$1\r\n2\r\n");
+}
+
 // Clients that connect while a script is busy are all answered (BUSY, then SCRIPT KILL works
 // from any of them): the acceptor hands none of them to the worker the script occupies. Before,
 // every second new connection landed there and got no reply until the script ended.
