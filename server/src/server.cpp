@@ -186,6 +186,8 @@ class ServerImpl {
     scripting::EngineFor(state_).KillForShutdown();
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
+    // The script thread posts its last reply to a worker's io_context: joined before they go.
+    if (state_.scripting) state_.scripting->StopThread();
     // Before the workers' io_contexts go: the journal's last completions are posted there.
     state_.persistence->Stop();
     workers_.clear();
@@ -374,10 +376,10 @@ class ServerImpl {
     ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
   }
 
-  // A worker running a script past busy-reply-threshold answers nobody until the script
-  // ends; Redis's one thread would answer BUSY (and SCRIPT KILL). A new client goes to the
-  // next worker instead, so the redis-cli that comes to send SCRIPT KILL is served. Clients
-  // already on that worker wait for the script (docs/ARCHITECTURE.md, scripts).
+  // A client's script runs on the script thread, but one queued by EXEC runs on its worker,
+  // which answers nobody until it ends; Redis's one thread would answer BUSY (and SCRIPT
+  // KILL). A new client goes to the next worker meanwhile, so the redis-cli that comes to
+  // send SCRIPT KILL is served. Clients already on that worker wait (docs/ARCHITECTURE.md).
   std::size_t AvoidBusyWorker(std::size_t i) const {
     if (workers_.size() < 2 || !state_.script_busy.load(std::memory_order_relaxed)) return i;
     const std::size_t busy = state_.script_busy_thread.load(std::memory_order_relaxed);

@@ -1,13 +1,15 @@
 // Scripts over real sockets: the cache is server-wide, a long script makes other clients
 // get BUSY once it passes lua-time-limit (measured on the server's manual clock, so no
 // sleeps decide anything), SCRIPT KILL stops a script that has not written and refuses one
-// that has.
+// that has. With one io thread, the clients of the script's own worker are answered too:
+// the script runs on the script thread.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/embedded_server.h"
@@ -61,23 +63,42 @@ TEST(ScriptWire, FlushReachesEveryThreadsCopyOfTheCache) {
 // Finds a second connection served by another worker thread than `runner`: the server has
 // two io threads, and a client on the script's own thread cannot be served until it ends.
 struct BusyFixture {
+  explicit BusyFixture(Options options = EmbeddedServer::DefaultOptions()) : server(options) {}
   EmbeddedServer server;
   RawConnection runner{server.port(), std::chrono::milliseconds(10000)};
-  RawConnection other{server.port()};
+  RawConnection other{server.port(), std::chrono::milliseconds(3000)};
 };
+
+// One io thread: every client shares the script's client's worker.
+Options OneIoThread() {
+  Options options = EmbeddedServer::DefaultOptions();
+  options.io_threads = 1;
+  return options;
+}
 
 // Starts `script` on f.runner and moves the manual clock past lua-time-limit until `other`
 // sees BUSY. Returns false if that never happens within the bounded attempts.
+bool WaitUntilBusy(BusyFixture& f, std::future<std::string>* out);
+
 bool StartBusyScript(BusyFixture& f, const std::string& script, std::future<std::string>* out) {
   *out = std::async(std::launch::async, [&f, script] {
     return f.runner.Command("EVAL", script, "0");
   });
+  return WaitUntilBusy(f, out);
+}
+
+// Moves the manual clock until f.other is answered BUSY (false if never, or if the script
+// ended first): the script started on f.runner is then past lua-time-limit.
+bool WaitUntilBusy(BusyFixture& f, std::future<std::string>* out) {
   for (int i = 0; i < 2000; ++i) {
     f.server.clock().advance(10000);
     std::string reply = f.other.Command("PING");
     if (reply == kBusy) return true;
     if (reply != "+PONG\r\n") return false;
-    if (out->wait_for(std::chrono::milliseconds(1)) == std::future_status::ready) return false;
+    if (out != nullptr &&
+        out->wait_for(std::chrono::milliseconds(1)) == std::future_status::ready) {
+      return false;
+    }
   }
   return false;
 }
@@ -95,6 +116,80 @@ TEST(ScriptWire, BusyThenScriptKill) {
   EXPECT_NE(reply.find(", on @user_script:1.\r\n"), std::string::npos) << reply;
   EXPECT_EQ(f.other.Command("PING"), "+PONG\r\n");
   EXPECT_EQ(f.runner.Command("PING"), "+PONG\r\n");
+}
+
+// The script runs off the io thread: with one io thread, a client of the script's own
+// worker gets BUSY past the threshold and SCRIPT KILL from it ends the script (before, that
+// worker ran the script and answered nobody until it ended).
+TEST(ScriptWire, OneIoThreadBusyThenScriptKill) {
+  BusyFixture f(OneIoThread());
+  std::future<std::string> result;
+  ASSERT_TRUE(StartBusyScript(f, "while true do end", &result));
+  EXPECT_EQ(f.other.Command("GET", "k"), kBusy);
+  EXPECT_EQ(f.other.Command("SCRIPT", "KILL"), "+OK\r\n");
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(result.get(),
+            "-ERR Script killed by user with SCRIPT KILL... script: "
+            "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1.\r\n");
+  EXPECT_EQ(f.runner.Command("PING"), "+PONG\r\n");
+}
+
+// A pipeline around a script is answered in order: the connection parks while its script
+// runs (reading on, running nothing) and resumes with the requests behind it.
+TEST(ScriptWire, OneIoThreadPipelineAroundAScriptIsAnsweredInOrder) {
+  BusyFixture f(OneIoThread());
+  ASSERT_EQ(f.other.Command("SET", "k", "v"), "+OK\r\n");
+  ASSERT_TRUE(f.runner.Send(RawConnection::Encode({"EVAL", "while true do end", "0"}) +
+                            RawConnection::Encode({"GET", "k"}) +
+                            RawConnection::Encode({"EVAL", "return ARGV[1]", "0", "x"}) +
+                            RawConnection::Encode({"SET", "k", "w"})));
+  ASSERT_TRUE(WaitUntilBusy(f, nullptr));
+  EXPECT_EQ(f.other.Command("SCRIPT", "KILL"), "+OK\r\n");
+  const auto killed = f.runner.ReadReply();
+  ASSERT_TRUE(killed.has_value());
+  EXPECT_EQ(killed->substr(0, 46), "-ERR Script killed by user with SCRIPT KILL...");
+  EXPECT_EQ(f.runner.ReadReply(), "$1\r\nv\r\n");
+  EXPECT_EQ(f.runner.ReadReply(), "$1\r\nx\r\n");
+  EXPECT_EQ(f.runner.ReadReply(), "+OK\r\n");
+  EXPECT_EQ(f.other.Command("GET", "k"), "$1\r\nw\r\n");
+}
+
+// A client that goes away while its script runs: the script runs to its end (its writes
+// stay), its reply is dropped, and the server serves on.
+TEST(ScriptWire, OneIoThreadClientLeavingDuringItsScript) {
+  BusyFixture f(OneIoThread());
+  ASSERT_TRUE(f.runner.Send(RawConnection::Encode(
+      {"EVAL",
+       "redis.call('set','w','1') local n = 0 for i = 1, 50000000 do n = n + 1 end "
+       "redis.call('set','w','2') return n",
+       "0"})));
+  ASSERT_TRUE(WaitUntilBusy(f, nullptr));
+  f.runner.Close();
+  std::string reply;
+  for (int i = 0; i < 600 && reply != "$1\r\n2\r\n"; ++i) {
+    reply = f.other.Command("GET", "w");
+    if (reply == kBusy) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(reply, "$1\r\n2\r\n") << "the script did not complete";
+  EXPECT_EQ(f.other.Command("PING"), "+PONG\r\n");
+  RawConnection late(f.server.port());
+  EXPECT_EQ(late.Command("CLIENT", "LIST").find("cmd=eval"), std::string::npos)
+      << "the script's client is gone";
+}
+
+// The script thread is joined by stop() (with a server that had run scripts) and started
+// again by the first script after start(): no thread left behind, none missing.
+TEST(ScriptWire, ScriptsRunAgainAfterStopAndStart) {
+  EmbeddedServer server(OneIoThread());
+  {
+    RawConnection c(server.port());
+    ASSERT_EQ(c.Command("EVAL", "return redis.call('incr', KEYS[1])", "1", "n"), ":1\r\n");
+  }
+  server.server().stop();
+  const int second = server.server().start();
+  RawConnection c(second);
+  EXPECT_EQ(c.Command("EVAL", "return redis.call('incr', KEYS[1])", "1", "n"), ":2\r\n");
+  EXPECT_EQ(c.Command("EVAL", "return redis.call('get', KEYS[1])", "1", "n"), "$1\r\n2\r\n");
 }
 
 // Clients that connect while a script is busy are all answered (BUSY, then SCRIPT KILL works

@@ -2,7 +2,9 @@
 // a real clock and a short busy-reply-threshold: another client's keyspace command sent
 // while the script runs is answered BUSY soon after the threshold (it must not wait on the
 // script's shard locks for good), SCRIPT KILL ends a script that has not written, SHUTDOWN
-// NOSAVE one that has, and SIGTERM ends the server whatever the script does.
+// NOSAVE one that has, and SIGTERM ends the server whatever the script does. With one io
+// thread the same holds for the clients of the script's own worker (the script runs on the
+// script thread), as with Redis's single thread.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -33,7 +35,8 @@ LatchdProcess StartLatchd() {
 }
 
 struct Clients {
-  explicit Clients(int port) : runner(port, milliseconds(10000)), other(port) {}
+  explicit Clients(int port)
+      : runner(port, milliseconds(10000)), other(port, milliseconds(3000)) {}
   RawConnection runner;  // worker 0: runs the script
   RawConnection other;   // worker 1: must keep being answered
 };
@@ -58,6 +61,61 @@ void ExpectBusyGet(Clients& c) {
   EXPECT_EQ(c.other.Command("GET", "k"), kBusy);
   const auto waited = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
   EXPECT_LT(waited, kThresholdMs + 800) << "BUSY came late";
+}
+
+// One io thread: every client is on the worker of the script's client.
+LatchdProcess StartOneIoThreadLatchd() {
+  return LatchdProcess(
+      {"--io-threads", "1", "--busy-reply-threshold", std::to_string(kThresholdMs)});
+}
+
+// As StartScript, for a server where `other` may wait for the script (the code before the
+// script thread): gives up at the first unanswered CLIENT LIST instead of retrying.
+void StartScriptOnSharedWorker(Clients& c, const std::string& script) {
+  ASSERT_TRUE(c.runner.Send(RawConnection::Encode({"EVAL", script, "0"})));
+  bool running = false;
+  for (int i = 0; i < 200 && !running; ++i) {
+    const std::string list = c.other.Command("CLIENT", "LIST");
+    ASSERT_TRUE(list.rfind("<no reply", 0) != 0) << "CLIENT LIST unanswered: " << list;
+    running = list.find("cmd=eval") != std::string::npos || list == kBusy;
+    if (!running) std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_TRUE(running) << "the script never started";
+  std::this_thread::sleep_for(milliseconds(30));
+}
+
+TEST(ScriptFreeze, OneIoThreadSameWorkerClientGetsBusyAndScriptKillEndsTheLoop) {
+  LATCH_SKIP_UNDER_TSAN("a real latchd under TSan runs Lua 5-15x slower than the test's timing windows; the Debug and ASan runs assert it");
+  LatchdProcess latchd = StartOneIoThreadLatchd();
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  Clients c(latchd.port());
+  StartScriptOnSharedWorker(c, "while true do end");
+  ExpectBusyGet(c);
+  EXPECT_EQ(c.other.Command("PING"), kBusy);
+  EXPECT_EQ(c.other.Command("SCRIPT", "KILL"), "+OK\r\n");
+  auto reply = c.runner.ReadReply();
+  ASSERT_TRUE(reply.has_value()) << "the script was not stopped";
+  // redis-server 7.0.15's exact text.
+  EXPECT_EQ(*reply,
+            "-ERR Script killed by user with SCRIPT KILL... script: "
+            "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1.\r\n");
+  EXPECT_EQ(c.other.Command("GET", "k"), "$-1\r\n");
+  EXPECT_EQ(c.runner.Command("PING"), "+PONG\r\n");
+}
+
+TEST(ScriptFreeze, OneIoThreadScriptThatWroteEndsWithShutdownNosave) {
+  LATCH_SKIP_UNDER_TSAN("a real latchd under TSan runs Lua 5-15x slower than the test's timing windows; the Debug and ASan runs assert it");
+  LatchdProcess latchd = StartOneIoThreadLatchd();
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  Clients c(latchd.port());
+  StartScriptOnSharedWorker(c, "redis.call('set', 'w', '1') while true do end");
+  ExpectBusyGet(c);
+  EXPECT_EQ(c.other.Command("SCRIPT", "KILL").substr(0, 12), "-UNKILLABLE ");
+  ASSERT_TRUE(c.other.Send(RawConnection::Encode({"SHUTDOWN", "NOSAVE"})));
+  EXPECT_TRUE(c.other.WaitClosed());
+  const int status = latchd.WaitExit();
+  ASSERT_NE(status, -1) << "latchd did not exit by itself\n" << latchd.Log();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST(ScriptFreeze, WaitingClientGetsBusyAndScriptKillEndsTheLoop) {

@@ -234,7 +234,7 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   const CommandTimer timer;
   const std::size_t reply_start = ctx.out.buffer() != nullptr ? ctx.out.buffer()->size() : 0;
   RunHandler(*spec, ctx);
-  RecordCommandCall(*spec, ctx, timer, reply_start);  // commandstats, latencystats, slowlog
+  if (!ctx.record_later) RecordCommandCall(*spec, ctx, timer, reply_start);  // stats, slowlog
   // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
   // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;
   // refused and queued commands are not counted.

@@ -107,6 +107,9 @@ struct CommandContext {
   // Set by Dispatch for a command with key positions: its keys, hashed once, in argument
   // order, their shards held for the handler's whole run.
   std::span<const store::KeyRef> keys = {};
+  // Set by a handler that parked its client and records the call itself when the work ends
+  // (a Lua script run on the script thread): Dispatch then records nothing.
+  bool record_later = false;
 
   std::string_view arg(std::size_t i) const { return args[i]; }
   std::size_t argc() const { return args.size(); }

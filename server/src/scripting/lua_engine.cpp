@@ -33,6 +33,7 @@ void Hook(lua_State* L, lua_Debug*) {
       run->caller->server.script_busy_thread.store(
           std::hash<std::thread::id>{}(std::this_thread::get_id()), std::memory_order_relaxed);
       c.busy->store(true, std::memory_order_relaxed);
+      if (c.on_busy) c.on_busy();
       run->caller->server.log->warn(
           "Slow script detected: still in execution after {} milliseconds. You can try "
           "killing the script using the SCRIPT KILL command.",

@@ -3,6 +3,7 @@
 // SCRIPT KILL (any thread). Owned by the ScriptEngine; one script runs at a time.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 #include "latch/clock.h"
 
@@ -15,6 +16,9 @@ struct RunControl {
   std::int64_t limit_ms = 5000;        // lua-time-limit at the script's start
   std::atomic<bool>* busy = nullptr;   // ServerState::script_busy
   bool timed_out = false;              // the hook has set *busy for this run
+  // Run by the hook right after it set *busy: the scripts queued behind this one are
+  // answered BUSY (ScriptThread::RefuseQueued). Set once by the engine.
+  std::function<void()> on_busy;
 
   std::atomic<bool> running{false};
   std::atomic<bool> wrote{false};           // a write command ran: SCRIPT KILL refuses

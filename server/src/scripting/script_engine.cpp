@@ -1,8 +1,16 @@
 #include "scripting/script_engine.h"
 
+#include <spdlog/logger.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
 #include "commands/arg_parse.h"
+#include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
+#include "metrics/command_stats.h"
 #include "scripting/native_runner.h"
 #include "scripting/script_text.h"
 #include "scripting/sha1.h"
@@ -14,10 +22,28 @@ constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use 
 
 }  // namespace
 
-ScriptEngine::ScriptEngine(ServerState& server)
-    : server_(server), lua_(std::make_unique<LuaEngine>()) {}
+// One client's Lua run, owned by the script thread's queue: copies of everything the run
+// reads from the connection, which goes on reading (and may close) meanwhile.
+struct ScriptEngine::Job {
+  std::vector<std::string> args;  // the EVAL's, owned
+  std::size_t numkeys = 0;
+  CachedScript script;            // copied: EVALSHA's FindLocal entry is the worker's
+  bool read_only = false;
+  int proto = 2;                  // the client's, for the script's reply
+  Session session;                // db, ACL user, client info: a snapshot at EVAL
+  const CommandSpec* spec = nullptr;  // EVAL/EVALSHA(_RO): its commandstats and slowlog
+  std::shared_ptr<BlockedClient> parked;
+};
 
-ScriptEngine::~ScriptEngine() = default;
+ScriptEngine::ScriptEngine(ServerState& server)
+    : server_(server), lua_(std::make_unique<LuaEngine>()), thread_(server.script_busy) {
+  control_.on_busy = [this] { thread_.RefuseQueued(); };
+}
+
+ScriptEngine::~ScriptEngine() {
+  KillForShutdown();
+  thread_.Stop();
+}
 
 ScriptEngine& EngineFor(ServerState& server) {
   std::call_once(server.scripting_once,
@@ -85,7 +111,60 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
     native_runs_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  RunLua(ctx, *script, keys, argv, read_only);
+  if (ctx.origin == CommandOrigin::kClient && ctx.host != nullptr) {
+    return RunOffThread(ctx, *script, keys.size(), read_only);
+  }
+  RunLua(ctx, *script, keys, argv, read_only);  // EXEC's queue, or a caller that cannot park
+}
+
+void ScriptEngine::RunOffThread(CommandContext& ctx, const CachedScript& script,
+                                std::size_t numkeys, bool read_only) {
+  auto job = std::make_shared<Job>();
+  job->args.assign(ctx.args.begin(), ctx.args.end());
+  job->numkeys = numkeys;
+  job->script = script;
+  job->read_only = read_only;
+  job->proto = ctx.out.proto();
+  job->session.info = ctx.session.info;
+  job->session.proto = ctx.session.proto;
+  job->session.authenticated = ctx.session.authenticated;
+  job->session.acl = ctx.session.acl;
+  job->session.db = ctx.session.db;
+  job->spec = server_.commands != nullptr ? server_.commands->Find(ctx.arg(0)) : nullptr;
+  job->parked = ctx.host->Block(0);
+  // Redis shows nothing special for a client whose script runs: not a blocked client.
+  ctx.session.info->blocked.store(false, std::memory_order_relaxed);
+  ctx.record_later = true;  // RunJob records the call with the script's run time
+  auto refuse = [this, job] {
+    if (job->spec != nullptr && server_.command_stats) {
+      server_.command_stats->Rejected(job->spec->stat_id);  // as Dispatch's BUSY refusal
+    }
+    job->parked->TryComplete([](protocol::ReplyWriter& w) { w.Error(errors::kBusyScript); });
+  };
+  if (!thread_.Post([this, job] { RunJob(*job); }, refuse)) refuse();
+}
+
+// The script thread. The reply is written into a buffer of the job's and handed to the
+// connection's worker; a client gone meanwhile (TryComplete false) just drops it.
+void ScriptEngine::RunJob(Job& job) {
+  std::vector<std::string_view> views(job.args.begin(), job.args.end());
+  const std::span<const std::string_view> args(views);
+  std::string reply;
+  protocol::ReplyWriter out(&reply, job.proto, &server_.stats.errors);
+  CommandContext ctx{args, out, job.session, server_, server_.clock->Now(), nullptr};
+  const CommandTimer timer;
+  try {
+    RunLua(ctx, job.script, args.subspan(3, job.numkeys), args.subspan(3 + job.numkeys),
+           job.read_only);
+  } catch (const std::bad_alloc&) {
+    // As Connection::Execute: the locks are released by unwinding, the partial reply dropped.
+    reply.clear();
+    out.Error(errors::kOom);
+    server_.log->warn("Out of memory running a script of client id={}", job.session.info->id);
+  }
+  if (job.spec != nullptr) RecordCommandCall(*job.spec, ctx, timer, 0);
+  job.parked->TryComplete(
+      [reply = std::move(reply)](protocol::ReplyWriter& w) { w.Raw(reply); });
 }
 
 void ScriptEngine::RunLua(CommandContext& ctx, const CachedScript& script,

@@ -3,16 +3,28 @@
 // interpreter and the native path for known library lock scripts.
 //
 // Concurrency:
-// - A Lua run holds every shard for its whole run (the keyspace is frozen, as in Redis),
-//   then lua_mu_ (the interpreter). SCRIPT LOAD/FLUSH take lua_mu_ alone. lua_mu_ is always
-//   the innermost lock, and scripts cannot call SCRIPT or EVAL, so there is no deadlock.
-// - A recognised library script runs natively, locking only its keys' shards.
+// - A client's Lua run (EVAL/EVALSHA and the _RO forms) does not run on its io thread: the
+//   connection parks (BlockHost::Block, as LOCK.ACQUIRE ... WAIT does) and the script
+//   thread (ScriptThread) runs it into a reply buffer of its own, holding every shard (the
+//   keyspace is frozen, as in Redis), then lua_mu_ (the interpreter); the reply goes back to
+//   the connection's worker (BlockedClient::TryComplete), which writes it and resumes the
+//   client's pipeline in order. So the io threads stay free while a script runs: every
+//   client, the script's own worker's included, is answered (BUSY past the threshold,
+//   SCRIPT KILL, SHUTDOWN NOSAVE), as by Redis's one thread between hook calls. The script
+//   runs with a copy of the caller's session (db, ACL user, protocol); a client that
+//   disconnects meanwhile has its reply dropped, the script runs to its end.
+// - Run inline on the calling thread instead: a script queued by EXEC (its worker already
+//   holds every shard; the worker is busy for the script's whole run, and the acceptor
+//   sends new clients to another worker meanwhile), and callers that cannot park (null
+//   host: tests, the REST API).
+// - SCRIPT LOAD/FLUSH take lua_mu_ alone. lua_mu_ is always the innermost lock, and scripts
+//   cannot call SCRIPT or EVAL, so there is no deadlock.
+// - A recognised library script runs natively, inline on the io thread (no hop: the lock
+//   libraries' hot path), locking only its keys' shards.
 // - A script past lua-time-limit (busy-reply-threshold) sets ServerState::script_busy:
 //   other clients get BUSY, including those already waiting for a shard or for lua_mu_
-//   (every such wait gives up on the flag), and SCRIPT KILL (allowed while busy) stops it
-//   unless it has written. A client served by the same worker thread as the running script
-//   waits until the script ends: that thread is busy running it (Redis, single-threaded,
-//   makes every client wait).
+//   (every such wait gives up on the flag) and the scripts queued behind it, and SCRIPT
+//   KILL (allowed while busy) stops it unless it has written.
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -22,6 +34,7 @@
 #include "scripting/lua_engine.h"
 #include "scripting/run_control.h"
 #include "scripting/script_cache.h"
+#include "scripting/script_thread.h"
 
 namespace latch::scripting {
 
@@ -45,6 +58,10 @@ class ScriptEngine {
   }
   // A server started again after a stop runs scripts again.
   void ResetShutdown() { shutting_down_.store(false, std::memory_order_relaxed); }
+  // Server stop, after KillForShutdown and once the workers are joined (a script's reply is
+  // posted to its worker's io_context, which must outlive the script thread): joins the
+  // script thread. The next script starts it again.
+  void StopThread() { thread_.Stop(); }
 
   // Tests: with the native path off every script runs in Lua (differential tests).
   void set_native_enabled(bool on) { native_enabled_.store(on, std::memory_order_relaxed); }
@@ -55,6 +72,11 @@ class ScriptEngine {
  private:
   // Compiles and caches a body; replies the compile error and returns null on failure.
   std::shared_ptr<const CachedScript> AddScript(CommandContext& ctx, std::string_view body);
+  // A client's Lua run: parks the client and queues the run on the script thread.
+  struct Job;
+  void RunOffThread(CommandContext& ctx, const CachedScript& script, std::size_t numkeys,
+                    bool read_only);
+  void RunJob(Job& job);
   void RunLua(CommandContext& ctx, const CachedScript& script,
               std::span<const std::string_view> keys, std::span<const std::string_view> argv,
               bool read_only);
@@ -67,6 +89,7 @@ class ScriptEngine {
   std::atomic<bool> shutting_down_{false};
   std::atomic<bool> native_enabled_{true};
   std::atomic<std::uint64_t> native_runs_{0};
+  ScriptThread thread_;  // last: joined before the state above goes
 };
 
 // The server's engine, created on first use.
