@@ -164,6 +164,7 @@ const CommandSpec* CommandTable::FindCommand(std::span<const std::string> args) 
 }
 
 const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
+  const std::int64_t batch_mark = CommandBatch::Take();  // metrics/command_stats.h
   const CommandSpec* spec = Find(ctx.args[0]);
   // Inside MULTI, a command rejected here also dooms the transaction (EXECABORT).
   const bool was_error = ctx.session.multi_error;
@@ -231,7 +232,7 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     }
   }
   if (ctx.server.faults.active() && testing::InterceptCommand(*spec, ctx)) return spec;
-  const CommandTimer timer;
+  const CommandTimer timer(batch_mark, ctx.origin == CommandOrigin::kClient);
   const std::size_t reply_start = ctx.out.buffer() != nullptr ? ctx.out.buffer()->size() : 0;
   RunHandler(*spec, ctx);
   RecordCommandCall(*spec, ctx, timer, reply_start);  // commandstats, latencystats, slowlog
