@@ -10,6 +10,11 @@ std::int64_t MonoUs() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+std::int64_t MonoNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 std::int64_t WallUs() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -39,8 +44,10 @@ TimeSnapshot SystemClock::Now() const {
   return TimeSnapshot{mono_ms, wall_ms, wall};
 }
 
-TimeSnapshot SystemClock::NowSameWallOffset() const {
-  std::int64_t mono = MonoUs();
+TimeSnapshot SystemClock::NowSameWallOffset() const { return SameWallOffsetAt(MonoNs()); }
+
+TimeSnapshot SystemClock::SameWallOffsetAt(std::int64_t steady_ns) const {
+  const std::int64_t mono = steady_ns / 1000;
   std::int64_t offset = offset_us_.load(std::memory_order_relaxed);
   std::int64_t mono_ms = mono / 1000;
   return TimeSnapshot{mono_ms, mono_ms + OffsetMs(offset), mono + offset};

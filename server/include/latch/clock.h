@@ -24,6 +24,12 @@ class Clock {
   // Like Now(), but may skip noticing a wall-clock step (it is noticed at the next Now()).
   // A connection calls Now() once per batch of requests and this between its commands.
   virtual TimeSnapshot NowSameWallOffset() const { return Now(); }
+  // NowSameWallOffset() at `steady_ns` (std::chrono::steady_clock, ns since its epoch), a
+  // reading taken moments ago: a connection reuses the previous command's end instead of
+  // reading the clock again (metrics/command_stats.h). Clocks of their own ignore it.
+  virtual TimeSnapshot SameWallOffsetAt(std::int64_t /*steady_ns*/) const {
+    return NowSameWallOffset();
+  }
   std::int64_t MonoMs() const { return Now().mono_ms; }
 };
 
@@ -35,6 +41,7 @@ class SystemClock final : public Clock {
   SystemClock();
   TimeSnapshot Now() const override;
   TimeSnapshot NowSameWallOffset() const override;  // one clock read instead of two
+  TimeSnapshot SameWallOffsetAt(std::int64_t steady_ns) const override;  // no clock read
 
  private:
   mutable std::atomic<std::int64_t> offset_us_;

@@ -11,6 +11,7 @@
 #include "commands/transaction_commands.h"
 #include "journal/journal.h"
 #include "journal/server_hooks.h"
+#include "metrics/command_stats.h"
 #include "net/worker.h"
 #include "pubsub/client_subscriptions.h"
 #include "pubsub/subscriber.h"
@@ -349,6 +350,7 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
 // client's pending output stays under the pause mark (a write may be under way).
 Connection::InputState Connection::ProcessInput() {
   if (rbuf_.size() == 0) return InputState::kDone;  // the pump after a write, mostly
+  const CommandBatch batch;  // one clock read per command for INFO commandstats
   const std::size_t hard = state_.obuf_hard.load(std::memory_order_relaxed);
   const std::size_t soft = state_.obuf_soft.load(std::memory_order_relaxed);
   const std::size_t pause_at = std::max<std::size_t>({kPauseOutput, hard, soft});
@@ -393,7 +395,7 @@ Connection::InputState Connection::ProcessInput() {
 void Connection::Execute(std::span<const std::string_view> args) {
   // The first command after a read uses the time taken at the read; later ones read the
   // monotonic clock again (one clock read each instead of two).
-  if (!fresh_now_) now_ = state_.clock->NowSameWallOffset();
+  if (!fresh_now_) now_ = NextCommandNow(*state_.clock);  // metrics/command_stats.h
   fresh_now_ = false;
   CommandContext ctx{args, writer_, session_, state_, now_, this};
   const std::size_t reply_start = out_.size();
