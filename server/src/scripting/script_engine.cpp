@@ -152,7 +152,7 @@ void ScriptEngine::RunJob(Job& job) {
   std::string reply;
   protocol::ReplyWriter out(&reply, job.proto, &server_.stats.errors);
   CommandContext ctx{args, out, job.session, server_, server_.clock->Now(), nullptr};
-  const CommandTimer timer;
+  const CommandTimer timer(0, false);  // the script's own run, read here
   try {
     RunLua(ctx, job.script, args.subspan(3, job.numkeys), args.subspan(3 + job.numkeys),
            job.read_only);
