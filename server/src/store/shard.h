@@ -38,8 +38,8 @@ std::uint64_t HashKey(std::string_view key);
 // The wheel's own heads take handles below kFirstSpaceHandle; the slab never hands those out.
 static_assert(Slab::kFirstHandle >= kFirstSpaceHandle);
 
-// The timer wheel's view of a slab: links are slab handles.
-// Its nodes are objects, whose deadline shares its bytes with the access clock (object.h).
+// The timer wheel's view of a slab: links are slab handles, nodes are objects, whose
+// deadline shares its bytes with the access clock (object.h).
 struct SlabSpace {
   const Slab* slab = nullptr;
   TimerNode* Node(std::uint32_t h) const { return static_cast<TimerNode*>(slab->Get(h)); }
@@ -172,8 +172,6 @@ class Shard {
  private:
   Object* At(std::uint32_t h) const { return static_cast<Object*>(slab_.Get(h)); }
   Object* NewObject(std::string_view key, std::string_view value, std::uint64_t token);
-  // Gives the object's block (and its container) back; it must be off the wheel and out of
-  // the set.
   // The one way an object gets (Schedule; it has no deadline) or leaves (Unschedule) the
   // expiry structures: deadlines within the packed range go on the wheel, farther ones
   // (object.h) on far_. Unschedule leaves the deadline readable (an expired key's event
@@ -184,6 +182,8 @@ class Shard {
     Unschedule(o);
     o->set_deadline(0);
   }
+  // Gives the object's block (and its container) back; it must be off the wheel and out of
+  // the set.
   void FreeObject(Object* o) {
     if (o->is_container()) DropContainer(o);
     slab_.Free(Slab::HandleOf(o));
