@@ -18,7 +18,7 @@ using latch::store::TimerNode;
 
 // Nodes in one array, handle = index: the same arithmetic the store's slab does, without
 // its page table.
-struct ArraySpace {
+struct ArraySpace : latch::store::PlainDeadlines {
   TimerNode* base = nullptr;
   TimerNode* Node(std::uint32_t h) const { return base + (h - latch::store::kFirstSpaceHandle); }
   std::uint32_t HandleOf(const TimerNode* n) const {

@@ -95,7 +95,7 @@ void KeyEventRouter::OnClearing(store::Shard& shard) {
   // expiring it.
   watches_.TouchIf(DbOf(shard), [&shard](std::string_view key) {
     const std::uint64_t hash = store::HashKey(key);
-    return shard.Find(key, hash, 0) != nullptr;
+    return shard.Peek(key, hash, 0) != nullptr;
   });
 }
 

@@ -84,7 +84,7 @@ void SwapDbCommand(CommandContext& ctx) {
   if (ctx.server.watches.active()) {
     auto exists = [&](std::string_view key) {
       const std::uint64_t h = store::HashKey(key);
-      return ka.ShardFor(h).Find(key, h, 0) != nullptr || kb.ShardFor(h).Find(key, h, 0) != nullptr;
+      return ka.ShardFor(h).Peek(key, h, 0) != nullptr || kb.ShardFor(h).Peek(key, h, 0) != nullptr;
     };
     ctx.server.watches.TouchIf(a, exists);
     ctx.server.watches.TouchIf(b, exists);

@@ -64,7 +64,7 @@ void PExpireAtCommand(CommandContext& ctx) { ExpireGeneric(ctx, false, true, "pe
 // TTL/PTTL (remaining) and EXPIRETIME/PEXPIRETIME (absolute), rounded as Redis does.
 void TtlGeneric(CommandContext& ctx, bool in_ms, bool absolute) {
   const KeyRef& k = ctx.key(0);
-  store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  store::Object* o = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) return ctx.out.Integer(-2);
   if (!o->has_expire()) return ctx.out.Integer(-1);
   std::int64_t v = absolute ? ctx.now.MonoToWall(o->expire_at()) : o->expire_at() - ctx.now.mono_ms;

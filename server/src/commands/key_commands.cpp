@@ -77,7 +77,7 @@ struct ExistsRun {
   std::int64_t operator()(CommandContext& ctx, bool /*waiters*/, Visit&& visit) const {
     std::int64_t found = 0;
     visit([&](const KeyRef& k) {
-      if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
+      if (k.shard->Peek(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
     });
     return found;
   }
@@ -167,7 +167,7 @@ void ExistsCommand(CommandContext& ctx) {
 
 void TypeCommand(CommandContext& ctx) {
   const KeyRef& k = ctx.key(0);
-  const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  const store::Object* o = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms);
   ctx.out.Simple(o != nullptr ? store::TypeName(o->type()) : "none");
 }
 
@@ -279,7 +279,7 @@ void ScanCommand(CommandContext& ctx) {
     const KeyRef k{key, h, &ks.ShardFor(h)};
     ShardSet lock;
     if (!lock.Lock(ks, k, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
-    const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+    const store::Object* o = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms);
     if (o == nullptr) continue;
     if (has_type && !EqualsNoCase(type, store::TypeName(o->type()))) continue;
     keys.push_back(key);

@@ -9,9 +9,10 @@ namespace latch {
 namespace {
 
 // The key's object, or nullptr after answering null (Redis's reply for a missing key).
+// OBJECT and MEMORY USAGE do not touch the key (Redis looks it up with LOOKUP_NOTOUCH).
 const store::Object* FindOrNull(CommandContext& ctx) {
   const store::KeyRef& k = ctx.key(0);
-  const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  const store::Object* o = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) ctx.out.Null();
   return o;
 }
@@ -24,10 +25,12 @@ void ObjectRefcountCommand(CommandContext& ctx) {
   if (const store::Object* o = FindOrNull(ctx)) ctx.out.Integer(store::RefcountOf(*o));
 }
 
-// latchd keeps no access time (a lock's block has no spare bits for one, and noeviction
-// never needs it): every key answers 0 seconds idle.
+// Seconds since a command last read or wrote the key, on the shard's access clock (1 s
+// resolution, a 12-day period: store/object.h).
 void ObjectIdletimeCommand(CommandContext& ctx) {
-  if (FindOrNull(ctx) != nullptr) ctx.out.Integer(0);
+  if (const store::Object* o = FindOrNull(ctx)) {
+    ctx.out.Integer(o->IdleSeconds(ctx.key(0).shard->access_clock()));
+  }
 }
 
 // maxmemory-policy is always noeviction, so access frequencies are never tracked: Redis's

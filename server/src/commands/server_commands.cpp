@@ -226,20 +226,22 @@ void DebugHelp(CommandContext& ctx) {
 // DEBUG OBJECT key in Redis's line format. "at:" is the key's block, which an in-place write
 // (INCR within the block's size class) keeps; refcount and encoding are OBJECT's answers;
 // serializedlength is the string's length (0 for a hash or sorted set: latchd writes no RDB),
-// and lru is 0, as OBJECT IDLETIME (no access time is kept).
+// lru the access clock's stamp and lru_seconds_idle OBJECT IDLETIME's answer (the lookup
+// does not touch the key, as in Redis).
 void DebugObject(CommandContext& ctx) {
   const KeyRef k = Resolve(ctx.db(), ctx.arg(2));
   ShardSet held;
   if (!held.Lock(ctx.db(), k, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
-  const store::Object* o = k.shard->Find(k.key, k.hash, ctx.now.mono_ms);
+  const store::Object* o = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms);
   if (o == nullptr) return ctx.out.Error(errors::kNoSuchKey);
   char line[256];
   std::snprintf(line, sizeof(line),
-                "Value at:%p refcount:%lld encoding:%.*s serializedlength:%zu lru:0 "
-                "lru_seconds_idle:0",
+                "Value at:%p refcount:%lld encoding:%.*s serializedlength:%zu lru:%u "
+                "lru_seconds_idle:%u",
                 static_cast<const void*>(o), static_cast<long long>(store::RefcountOf(*o)),
                 static_cast<int>(store::EncodingOf(*o).size()), store::EncodingOf(*o).data(),
-                o->is_container() ? std::size_t{0} : o->value().size());
+                o->is_container() ? std::size_t{0} : o->value().size(), o->access_clock(),
+                o->IdleSeconds(k.shard->access_clock()));
   ctx.out.Simple(line);
 }
 

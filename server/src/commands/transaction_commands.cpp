@@ -73,7 +73,7 @@ void WatchCommand(CommandContext& ctx) {
     bool exists = false;
     ShardSet lock;
     if (lock.Lock(ctx.db(), k, GiveUpFlag(ctx))) {
-      exists = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr;
+      exists = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms) != nullptr;
       ctx.server.watches.Watch(s.db, key, s.watcher.get());
     } else {
       // A busy script holds the key and may write it: the transaction cannot be trusted.
@@ -120,7 +120,7 @@ void ExecCommand(CommandContext& ctx) {
   for (std::size_t i = 0; !dirty && i < s.watched_keys.size(); ++i) {
     if (!s.watched_existed[i]) continue;
     KeyRef k = Resolve(ctx.server.dbs.at(s.watched_dbs[i]), s.watched_keys[i]);
-    dirty = k.shard->Find(k.key, k.hash, ctx.now.mono_ms) == nullptr;
+    dirty = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms) == nullptr;
   }
   auto queued = std::move(s.queued);
   ResetMulti(s);

@@ -91,6 +91,7 @@ void Worker::Tick() {
     store::Keyspace& ks = state_.dbs.by_identity(k);
     for (int i : shards_) {
       store::Shard& s = ks.shard(i);
+      s.TickAccessClock(now);  // OBJECT IDLETIME's clock; needs no lock
       // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
       // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
       std::unique_lock lock(s.mu(), std::try_to_lock);

@@ -128,7 +128,7 @@ std::size_t LockTable::TimeOutWaiters(std::int64_t now_ms) {
 
 std::optional<LockInfo> LockTable::Info(std::string_view key, std::uint64_t hash,
                                         const TimeSnapshot& now) {
-  Object* o = shard_.Find(key, hash, now.mono_ms);
+  Object* o = shard_.Peek(key, hash, now.mono_ms);
   if (o == nullptr) return std::nullopt;
   LockInfo info;
   if (!o->is_container()) info.owner = std::string(o->value());  // a hash/zset has no owner

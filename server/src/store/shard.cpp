@@ -10,7 +10,9 @@ namespace latch::store {
 std::uint64_t HashKey(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
 Shard::Shard(int index, std::int64_t now_ms)
-    : index_(index), wheel_(now_ms, decltype(wheel_)::kDefaultCascadeLimit, SlabSpace{&slab_}) {}
+    : index_(index),
+      wheel_(now_ms, decltype(wheel_)::kDefaultCascadeLimit, SlabSpace{&slab_}),
+      access_clock_(Object::ClockAt(now_ms)) {}
 
 Shard::~Shard() {
   events_ = nullptr;
@@ -22,7 +24,25 @@ Object* Shard::NewObject(std::string_view key, std::string_view value, std::uint
   std::size_t capacity;
   void* mem =
       slab_.Allocate(Object::BlockSize(key.size(), value.size(), token != 0), &handle, &capacity);
-  return Object::Construct(mem, key, value, token);
+  return Object::Construct(mem, key, value, token, access_clock_.load(std::memory_order_relaxed));
+}
+
+void Shard::Schedule(Object* o, std::int64_t deadline_ms) {
+  if (deadline_ms > Object::kMaxPackedDeadline) [[unlikely]] {
+    o->set_deadline(deadline_ms);
+    far_.emplace(deadline_ms, Slab::HandleOf(o));
+    return;
+  }
+  // A deadline already past fires on the next Advance whatever its value; 0 means none.
+  wheel_.Schedule(o, deadline_ms < 1 ? 1 : deadline_ms);
+}
+
+void Shard::Unschedule(Object* o) {
+  if (o->far_deadline()) {
+    far_.erase({o->expire_at(), Slab::HandleOf(o)});
+  } else {
+    wheel_.Cancel(o);
+  }
 }
 
 void Shard::Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash, bool created) {
@@ -30,14 +50,14 @@ void Shard::Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash, b
   if (events_ != nullptr) events_->OnModified(*this, KeyEvent{kind, o->key(), hash, o, created});
 }
 
-Object* Shard::Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+Object* Shard::Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
   HandleTable::Slot* slot = set_.Find(key, hash, [this](std::uint32_t h) { return At(h)->key(); });
   if (slot == nullptr) return nullptr;
   Object* o = At(slot->handle);
   if (o->expired(now_ms)) {
     if (HoldsExpired(now_ms)) return nullptr;
     set_.EraseSlot(slot);
-    wheel_.Cancel(o);
+    Unschedule(o);
     return OnExpired(o, hash);
   }
   return o;
@@ -99,27 +119,23 @@ Object* Shard::Place(Object* existing, std::string_view key, std::uint64_t hash,
   } else {
     // A new block (the value may be a view into the old one: build before freeing); swap
     // the handle in the set and the node on the wheel.
-    const std::int64_t deadline = existing->deadline;
+    const std::int64_t deadline = existing->expire_at();
     o = NewObject(key, value, existing->token());
-    wheel_.Cancel(existing);
+    Unschedule(existing);
     set_.Erase(Slab::HandleOf(existing), hash);
     FreeObject(existing);
     set_.Insert(Slab::HandleOf(o), hash);
-    if (deadline != 0) wheel_.Schedule(o, deadline);
+    if (deadline != 0) Schedule(o, deadline);
   }
   switch (expiry.mode) {
     case Expiry::Mode::kKeep:
       break;
     case Expiry::Mode::kClear:
-      if (o->deadline != 0) {
-        wheel_.Cancel(o);
-        o->deadline = 0;
-      }
+      if (o->has_expire()) ClearDeadline(o);
       break;
     case Expiry::Mode::kSet:
-      wheel_.Cancel(o);
-      o->deadline = 0;
-      wheel_.Schedule(o, expiry.deadline_ms);
+      if (o->has_expire()) ClearDeadline(o);  // a new key (SET NX PX) has none
+      Schedule(o, expiry.deadline_ms);
       break;
   }
   return o;
@@ -136,14 +152,13 @@ Object* Shard::ReclaimHeld(std::string_view key, std::uint64_t hash) {
   if (slot == nullptr) return nullptr;
   Object* o = At(slot->handle);
   set_.EraseSlot(slot);
-  wheel_.Cancel(o);
+  Unschedule(o);
   return OnExpired(o, hash);
 }
 
 void Shard::SetDeadline(Object* o, std::uint64_t hash, std::int64_t deadline_ms) {
-  wheel_.Cancel(o);
-  o->deadline = 0;
-  if (deadline_ms != 0) wheel_.Schedule(o, deadline_ms);
+  ClearDeadline(o);
+  if (deadline_ms != 0) Schedule(o, deadline_ms);
   Modified(KeyEvent::Kind::kExpireChanged, o, hash);
 }
 
@@ -153,7 +168,7 @@ void Shard::Erase(Object* o, std::uint64_t hash) {
 }
 
 void Shard::OnDeleted(Object* o, std::uint64_t hash) {
-  wheel_.Cancel(o);
+  Unschedule(o);
   Publish();
   if (events_ != nullptr) {
     events_->OnGone(*this, KeyEvent{KeyEvent::Kind::kDeleted, o->key(), hash, o, false});
@@ -168,7 +183,7 @@ bool Shard::Delete(std::string_view key, std::uint64_t hash, std::int64_t now_ms
   if (o->expired(now_ms) && HoldsExpired(now_ms)) return false;
   set_.EraseSlot(slot);
   if (o->expired(now_ms)) {
-    wheel_.Cancel(o);
+    Unschedule(o);
     Object* granted = OnExpired(o, hash);
     if (granted == nullptr) return false;
     Erase(granted, hash);
@@ -188,6 +203,7 @@ void Shard::Clear() {
     });
   }
   wheel_.Reset();
+  far_.clear();
   set_.Reset();
   slab_.Clear();
   Publish();
@@ -195,13 +211,22 @@ void Shard::Clear() {
 }
 
 std::size_t Shard::ExpireDue(std::int64_t now_ms, std::size_t budget) {
-  const std::size_t n = wheel_.Advance(now_ms, budget, [this](TimerNode* n) {
-    Object* o = static_cast<Object*>(n);
-    // The wheel keeps no hash (its node is 16 bytes): the one place a key is hashed again.
+  // The wheel keeps no hash (its node is 16 bytes): the one place a key is hashed again.
+  auto expire = [this](Object* o) {
     const std::uint64_t hash = HashKey(o->key());
     set_.Erase(Slab::HandleOf(o), hash);
     OnExpired(o, hash);
-  });
+  };
+  std::size_t n =
+      wheel_.Advance(now_ms, budget, [&](TimerNode* t) { expire(static_cast<Object*>(t)); });
+  // Far deadlines come after every wheel deadline. A waiter handed a key may add to far_:
+  // begin() is read again each time.
+  while (n < budget && !far_.empty() && far_.begin()->first <= now_ms) {
+    Object* o = At(far_.begin()->second);
+    far_.erase(far_.begin());
+    expire(o);
+    ++n;
+  }
   // Under budget: every key due by now is gone, so none held back by a pause is left.
   if (n < budget) held_expired_ = false;
   return n;

@@ -10,12 +10,19 @@
 //
 // Expiry: every lookup checks the deadline (lazy expiry), so a key is never visible after
 // its deadline whatever the wheel's progress; ExpireDue() reclaims memory in bounded steps.
+//
+// Access clock (OBJECT IDLETIME): Find stamps the object with the shard's clock reading,
+// which the owning worker's tick (and a test's clock move) sets from the injected Clock;
+// Peek looks a key up without stamping it, for what Redis reads without touching (EXISTS,
+// TYPE, TTL, OBJECT, ...). New objects are stamped when created.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string_view>
+#include <utility>
 
 #include "store/handle_table.h"
 #include "store/key_events.h"
@@ -31,11 +38,18 @@ std::uint64_t HashKey(std::string_view key);
 // The wheel's own heads take handles below kFirstSpaceHandle; the slab never hands those out.
 static_assert(Slab::kFirstHandle >= kFirstSpaceHandle);
 
-// The timer wheel's view of a slab: links are slab handles.
+// The timer wheel's view of a slab: links are slab handles, nodes are objects, whose
+// deadline shares its bytes with the access clock (object.h).
 struct SlabSpace {
   const Slab* slab = nullptr;
   TimerNode* Node(std::uint32_t h) const { return static_cast<TimerNode*>(slab->Get(h)); }
   static std::uint32_t HandleOf(const TimerNode* n) { return Slab::HandleOf(n); }
+  static std::int64_t Deadline(const TimerNode* n) {
+    return static_cast<const Object*>(n)->expire_at();
+  }
+  static void SetDeadline(TimerNode* n, std::int64_t deadline_ms) {
+    static_cast<Object*>(n)->set_packed_deadline(deadline_ms);
+  }
 };
 
 // What a Put does with the key's deadline.
@@ -63,10 +77,26 @@ class Shard {
   // Position in the keyspace: shard locks are always taken in ascending index order.
   int index() const { return index_; }
 
-  // The live object for key, or nullptr. An expired object found here is deleted (and
-  // when a lock waiter is handed the key, the new object is returned), unless the hook says
-  // expiry is on hold (CLIENT PAUSE): then it reads as missing and stays where it is.
-  Object* Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
+  // The live object for key, or nullptr, touched (its access clock stamped: a command that
+  // reads or writes the key). An expired object found here is deleted (and when a lock
+  // waiter is handed the key, the new object is returned), unless the hook says expiry is
+  // on hold (CLIENT PAUSE): then it reads as missing and stays where it is.
+  Object* Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+    Object* o = Peek(key, hash, now_ms);
+    if (o != nullptr) o->Touch(access_clock_.load(std::memory_order_relaxed));
+    return o;
+  }
+  // Find without the touch: Redis's LOOKUP_NOTOUCH (EXISTS, TYPE, TTL and its kin, OBJECT,
+  // DEBUG OBJECT, SCAN, WATCH, LOCK.INFO) and internal lookups.
+  Object* Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
+
+  // The access clock's current reading (Object::ClockAt), for OBJECT IDLETIME.
+  std::uint32_t access_clock() const { return access_clock_.load(std::memory_order_relaxed); }
+  // Moves the access clock to monotonic time now_ms: the worker's tick, and a test's clock
+  // move. Needs no shard lock (a reader may stamp the old or the new reading).
+  void TickAccessClock(std::int64_t now_ms) {
+    access_clock_.store(Object::ClockAt(now_ms), std::memory_order_relaxed);
+  }
   // Creates or overwrites key with `value`; `existing` is Find()'s result for the same key
   // and command (may be nullptr). A new key may carry a LOCK.ACQUIRE fencing token (an
   // overwrite keeps the old object's token). Returns the object now holding the key.
@@ -142,6 +172,16 @@ class Shard {
  private:
   Object* At(std::uint32_t h) const { return static_cast<Object*>(slab_.Get(h)); }
   Object* NewObject(std::string_view key, std::string_view value, std::uint64_t token);
+  // The one way an object gets (Schedule; it has no deadline) or leaves (Unschedule) the
+  // expiry structures: deadlines within the packed range go on the wheel, farther ones
+  // (object.h) on far_. Unschedule leaves the deadline readable (an expired key's event
+  // reports it).
+  void Schedule(Object* o, std::int64_t deadline_ms);
+  void Unschedule(Object* o);
+  void ClearDeadline(Object* o) {
+    Unschedule(o);
+    o->set_deadline(0);
+  }
   // Gives the object's block (and its container) back; it must be off the wheel and out of
   // the set.
   void FreeObject(Object* o) {
@@ -166,7 +206,7 @@ class Shard {
   void Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash, bool created = false);
   void Publish() {
     keys_.store(set_.size(), std::memory_order_relaxed);
-    expires_.store(wheel_.size(), std::memory_order_relaxed);
+    expires_.store(wheel_.size() + far_.size(), std::memory_order_relaxed);
   }
 
   Mutex mu_;
@@ -174,6 +214,11 @@ class Shard {
   Slab slab_;
   HandleTable set_;
   BasicTimerWheel<SlabSpace> wheel_;
+  // Keys whose deadline is past the packed range, by (deadline, handle): only a PEXPIREAT
+  // centuries ahead lands here, so a set is cheap enough.
+  std::set<std::pair<std::int64_t, std::uint32_t>> far_;
+  // Object::ClockAt of the last tick: every Find reads it, the tick writes it.
+  std::atomic<std::uint32_t> access_clock_;
   KeyEvents* events_ = nullptr;
   // Objects holding a container: Clear() visits the keys only when some do, so a
   // strings-only shard is still flushed by unmapping its slab.

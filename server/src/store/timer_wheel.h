@@ -21,6 +21,10 @@
 //   Space to turn a handle into a node and back. Handles 1..kHeadCount name the wheel's own
 //   list heads; the Space's handles start at kFirstSpaceHandle. The store's Space is its
 //   slab (slab.h); PointerSpace serves nodes that live anywhere (tests, benchmarks).
+// - The Space also stores each node's deadline (Deadline/SetDeadline): PointerSpace keeps
+//   TimerNode::deadline as plain monotonic ms, while the store's SlabSpace packs it with the
+//   object's access clock in the same 8 bytes (object.h), so the wheel never reads the field
+//   itself.
 // - Nodes link to the wheel's heads: cancel (or drop, via Reset) every node before the
 //   wheel dies.
 #include <array>
@@ -36,7 +40,9 @@ namespace latch::store {
 struct TimerNode {
   std::uint32_t prev = 0;  // 0 when not scheduled
   std::uint32_t next = 0;
-  std::int64_t deadline = 0;  // monotonic ms; 0 = no deadline
+  // The deadline as the Space stores it (PointerSpace: monotonic ms, 0 = none; the store's
+  // objects pack more into it, see object.h): the wheel reads it only through its Space.
+  std::int64_t deadline = 0;
 
   bool scheduled() const { return prev != 0; }
 };
@@ -44,9 +50,15 @@ struct TimerNode {
 // Handles below this are the wheel's; a Space's handles are >= it.
 inline constexpr std::uint32_t kFirstSpaceHandle = 1024;
 
+// The deadline accessors of a Space whose nodes keep TimerNode::deadline as plain ms.
+struct PlainDeadlines {
+  static std::int64_t Deadline(const TimerNode* n) { return n->deadline; }
+  static void SetDeadline(TimerNode* n, std::int64_t deadline_ms) { n->deadline = deadline_ms; }
+};
+
 // A Space for nodes anywhere in memory: a node gets a handle the first time it is seen.
 // Lookups go through a hash map: for tests and benchmarks, not for the store.
-class PointerSpace {
+class PointerSpace : public PlainDeadlines {
  public:
   TimerNode* Node(std::uint32_t h) const { return nodes_[h - kFirstSpaceHandle]; }
   std::uint32_t HandleOf(TimerNode* n) {
@@ -92,7 +104,7 @@ class BasicTimerWheel {
   // n must not be scheduled. A deadline <= the wheel's current time fires on the next Advance.
   void Schedule(TimerNode* n, std::int64_t deadline_ms) {
     assert(!n->scheduled());
-    n->deadline = deadline_ms;
+    space_.SetDeadline(n, deadline_ms);
     Place(n, space_.HandleOf(n));
     ++size_;
   }
@@ -179,13 +191,14 @@ class BasicTimerWheel {
 
   // Links n (deadline set, handle h) into the due list or its slot relative to now_.
   void Place(TimerNode* n, std::uint32_t h) {
-    if (n->deadline <= now_) {
+    const std::int64_t deadline = space_.Deadline(n);
+    if (deadline <= now_) {
       PushBack(kDue, n, h);
       return;
     }
-    const std::uint64_t diff = Key(n->deadline) ^ Key(now_);
+    const std::uint64_t diff = Key(deadline) ^ Key(now_);
     const int level = (63 - std::countl_zero(diff)) / kSlotBits;
-    const int slot = static_cast<int>((Key(n->deadline) >> (level * kSlotBits)) & (kSlots - 1));
+    const int slot = static_cast<int>((Key(deadline) >> (level * kSlotBits)) & (kSlots - 1));
     PushBack(HeadHandle(level, slot), n, h);
     occupied_[level] |= std::uint64_t{1} << slot;
   }

@@ -12,13 +12,15 @@ namespace {
 constexpr const char* kNotManual =
     "ERR the server runs on the system clock; start latchd with --clock manual";
 
-// What the worker tick does, for every shard now and without a budget. A shard held by a
+// What the worker tick does (the access clock, expiry, lock-wait timeouts), for every
+// shard now and without a budget. A shard held by a
 // script is waited for (the tick would skip it and catch up later).
 void SweepDue(ServerState& server) {
   const std::int64_t now = server.clock->MonoMs();
   const int n = server.dbs.created() * server.dbs.shards_per_db();
   for (int i = 0; i < n; ++i) {
     store::Shard& shard = *server.dbs.ShardAt(i);
+    shard.TickAccessClock(now);
     std::lock_guard lock(shard.mu());
     shard.ExpireDue(now, std::numeric_limits<std::size_t>::max());
     server.locks.ForShard(i).TimeOutWaiters(now);
