@@ -43,7 +43,7 @@ void BM_InsertCancel(benchmark::State& state) {
     order[i] = i;
   }
   std::shuffle(order.begin(), order.end(), rng);
-  TimerWheel wheel(kStart, TimerWheel::kDefaultCascadeLimit, ArraySpace{nodes.data()});
+  TimerWheel wheel(kStart, TimerWheel::kDefaultCascadeLimit, ArraySpace{{}, nodes.data()});
   std::int64_t now = kStart;
   for (auto _ : state) {
     for (std::size_t i = 0; i < n; ++i) wheel.Schedule(&nodes[i], now + ttl[i]);
@@ -73,7 +73,7 @@ void BM_Expire(benchmark::State& state) {
   std::size_t fired = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    TimerWheel wheel(now, TimerWheel::kDefaultCascadeLimit, ArraySpace{nodes.data()});
+    TimerWheel wheel(now, TimerWheel::kDefaultCascadeLimit, ArraySpace{{}, nodes.data()});
     for (std::size_t i = 0; i < n; ++i) wheel.Schedule(&nodes[i], now + ttl[i]);
     state.ResumeTiming();
     for (int step = 0; step < 200 && wheel.size() > 0; ++step) {
