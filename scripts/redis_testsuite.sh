@@ -32,13 +32,11 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# latchd runs a script on the worker thread of the client that sent it, and a client on that
-# same thread waits behind it: unit/multi's "... and script timeout" tests send SCRIPT KILL
-# from such a client now and then, and would wait for ever (docs/REDIS_TESTS.md). While a
-# latchd runs unit/multi, this kills a script that has kept the server BUSY for 20 s from a
-# connection of its own (retried: it may land on the busy thread too), so the file goes on;
-# the tests concerned still fail. Not started for other files: its connections would show in
-# their client counts.
+# A guard for unit/multi's "... and script timeout" tests: if a script keeps latchd BUSY for
+# 20 s (the suite's own SCRIPT KILL did not come), this kills it from a connection of its own
+# so the file goes on; those tests then fail. Latchd runs scripts on a script thread since
+# 2026-12-02, so the suite's SCRIPT KILL is answered and the guard should not fire. Not
+# started for other files: its connections would show in their client counts.
 busy_watchdog() {
   local port=$1 busy=0
   while sleep 2; do
