@@ -276,7 +276,12 @@ CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view 
 
 void RegisterConnectionCommands(CommandTable& t) {
   const auto conn = kCmdFast | kCmdLoading | kCmdStale;
-  t.Add({.name = "ping", .arity = -1, .flags = conn | kCmdSubscriberContext, .handler = PingCommand,
+  // Not `loading` (as Redis 7.0: FAST, SENTINEL): a health check's PING answers -LOADING
+  // until the journal is loaded.
+  t.Add({.name = "ping",
+         .arity = -1,
+         .flags = kCmdFast | kCmdSubscriberContext,
+         .handler = PingCommand,
          .group = "connection", .summary = "Returns the server's liveliness response.",
          .since = "1.0.0"});
   t.Add({.name = "echo", .arity = 2, .flags = conn, .handler = EchoCommand,
