@@ -88,6 +88,7 @@ class ServerImpl {
     *started = true;
     std::string bind, rest_bind, unixsocket;
     int port, metrics_port, rest_port, tls_port, unixsocketperm;
+    bool journal_to_load;
     {
       std::lock_guard olock(state_.options_mu);
       tls_port = state_.options.tls_port;
@@ -100,6 +101,7 @@ class ServerImpl {
       rest_bind = state_.options.rest_bind.empty() ? bind : state_.options.rest_bind;
       unixsocket = state_.options.unixsocket;
       unixsocketperm = state_.options.unixsocketperm;
+      journal_to_load = state_.options.appendonly;
     }
     // A server can be started again after stop(): run what an earlier run left queued
     // (a SHUTDOWN's close that came after the accept thread ended) before the new listener
@@ -147,7 +149,9 @@ class ServerImpl {
       for (int s = i; s < state_.dbs.shards_per_db(); s += threads_) shards.push_back(s);
       workers_[static_cast<std::size_t>(i)]->Start(std::move(shards));
     }
-    state_.loading = true;  // until the journal is loaded (Start)
+    // -LOADING until the journal is loaded (Start); without one there is nothing to load, and a
+    // client that connects as soon as the port opens gets its PONG, as from Redis.
+    state_.loading = journal_to_load;
     for (auto& a : acceptors_) Accept(*a, Endpoint::kResp);
     for (auto& a : rest_acceptors_) Accept(*a, Endpoint::kRest);
     for (auto& a : tls_acceptors_) Accept(*a, Endpoint::kTls);
