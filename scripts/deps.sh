@@ -24,7 +24,8 @@ BUILD_PACKAGES=(
 # PostgreSQL server (initdb + postgres from the postgresql package); the packaging test runs
 # cpack -G DEB, which needs dpkg-shlibdeps (dpkg-dev) and file(1) (systemd-analyze verifies the
 # unit where the systemd package is installed); the demo's page test drives headless Chromium.
-# The TLS tests make their certificates at run time with the openssl CLI.
+# The TLS tests make their certificates at run time with the openssl CLI. CI's builds use
+# Ninja (.ci/run; not the image's or a user's build, so not a build package); gold comes with g++.
 # The reservation demo (demo/reservation/run.sh): latchd and latch-reservation in Release, no
 # tests or benchmarks, then PostgreSQL and (for `run.sh redis`) redis-server to run against.
 DEMO_PACKAGES=(
@@ -42,6 +43,7 @@ TEST_PACKAGES=(
   clang-14 libclang-rt-14-dev
   dpkg-dev file
   openssl
+  ninja-build
 )
 
 case "${1:-all}" in

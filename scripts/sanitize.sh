@@ -7,9 +7,12 @@
 #   SANITIZE=thread scripts/sanitize.sh TSan instead
 #   FUZZ_SECONDS=0 scripts/sanitize.sh  no fuzzing
 #   LATCH_UNITY_BUILD=OFF ...           one compiler run per source (default: unity batches)
+#   LATCH_STEPS=build|test ...          only the build, or only the suites and the fuzzing
+#   LATCH_CMAKE_ARGS="-D..."            more cache settings, as for scripts/test.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+steps="${LATCH_STEPS:-all}"
 
 sanitize="${SANITIZE:-address,undefined}"
 build="build/sanitize-${sanitize//,/-}"
@@ -17,13 +20,20 @@ build="build/sanitize-${sanitize//,/-}"
 # README's test command does not use them).
 # -g1: line tables and function names, all that a sanitizer's stack trace prints; full -g
 # costs compile and link time for variable info that nothing reads here.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DLATCH_SANITIZE="$sanitize" \
-  -DLATCH_BUILD_BENCH=OFF -DLATCH_BUILD_DEMO=OFF -DLATCH_BUILD_TESTS=ON \
-  -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-ON}" -DCMAKE_CXX_FLAGS_DEBUG=-g1 >/dev/null
-build_start=$SECONDS
-cmake --build "$build" -j"$(nproc)" \
-  --target latch_protocol_tests latch_server_unit_tests latch_wire_tests latchd
-echo "== sanitize.sh ($sanitize): build took $((SECONDS - build_start)) s"
+if [[ "$steps" != test ]]; then
+  read -r -a extra <<<"${LATCH_CMAKE_ARGS:-}"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DLATCH_SANITIZE="$sanitize" \
+    -DLATCH_BUILD_BENCH=OFF -DLATCH_BUILD_DEMO=OFF -DLATCH_BUILD_TESTS=ON \
+    -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-ON}" -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
+    ${extra[@]+"${extra[@]}"} >/dev/null
+  build_start=$SECONDS
+  cmake --build "$build" -j"$(nproc)" \
+    --target latch_protocol_tests latch_server_unit_tests latch_wire_tests latchd
+  echo "== sanitize.sh ($sanitize): build took $((SECONDS - build_start)) s"
+fi
+if [[ "$steps" == build ]]; then
+  exit 0
+fi
 # Any sanitizer report fails the run.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"

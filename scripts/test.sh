@@ -7,18 +7,25 @@
 #
 #   scripts/test.sh              everything
 #   scripts/test.sh -L unit      extra arguments go to ctest (here: the quick unit run)
+#   LATCH_STEPS=build|test ...   only the deps and the build, or only the suite (.ci/run)
+#   LATCH_CMAKE_ARGS="-D..."     more cache settings (.ci/run's; word-split, no spaces inside one)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+steps="${LATCH_STEPS:-all}"
 
-bash scripts/deps.sh all
-jobs="$(nproc)"
-# One file per compiler run (no unity batches): the suites test the code as it ships.
-cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DLATCH_BUILD_TESTS=ON \
-  -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}" -DLATCH_UNITY_BUILD=OFF
-build_start=$SECONDS
-cmake --build build/test -j"$jobs"
-echo "== test.sh: build took $((SECONDS - build_start)) s"
-# Two tests at a time: each may run a server with two io threads beside the test process.
-# A test that hangs is stopped after 300 s and counted as failed.
-ctest --test-dir build/test --output-on-failure --no-tests=error -j2 --timeout 300 "$@"
+if [[ "$steps" != test ]]; then
+  bash scripts/deps.sh all
+  read -r -a extra <<<"${LATCH_CMAKE_ARGS:-}"
+  # One file per compiler run (no unity batches): the suites test the code as it ships.
+  cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DLATCH_BUILD_TESTS=ON \
+    -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-ON}" -DLATCH_UNITY_BUILD=OFF ${extra[@]+"${extra[@]}"}
+  build_start=$SECONDS
+  cmake --build build/test -j"$(nproc)"
+  echo "== test.sh: build took $((SECONDS - build_start)) s"
+fi
+if [[ "$steps" != build ]]; then
+  # Two tests at a time: each may run a server with two io threads beside the test process.
+  # A test that hangs is stopped after 300 s and counted as failed.
+  ctest --test-dir build/test --output-on-failure --no-tests=error -j2 --timeout 300 "$@"
+fi
