@@ -196,4 +196,12 @@ std::string RawConnection::CommandArgs(const std::vector<std::string>& args) {
   return *reply;
 }
 
+std::string InfoField(RawConnection& c, const std::string& section, const std::string& field) {
+  const std::string r = c.Command("INFO", section);
+  auto pos = r.find("\r\n" + field + ":");  // a whole field name, at the start of its line
+  if (pos == std::string::npos) return "<missing>";
+  pos += field.size() + 3;
+  return r.substr(pos, r.find("\r\n", pos) - pos);
+}
+
 }  // namespace latch::test

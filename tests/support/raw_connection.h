@@ -62,4 +62,8 @@ class RawConnection {
   std::string error_;
 };
 
+// The value of `field` in the reply to INFO `section` on `c` (a line "field:value"), or
+// "<missing>" when there is no such line.
+std::string InfoField(RawConnection& c, const std::string& section, const std::string& field);
+
 }  // namespace latch::test

@@ -48,14 +48,6 @@ void Park(RawConnection& waiter, RawConnection& observer, const std::string& key
       << owner << " never queued";
 }
 
-std::string InfoField(RawConnection& c, const std::string& field) {
-  std::string r = c.Command("INFO", "locks");
-  auto pos = r.find(field + ":");
-  if (pos == std::string::npos) return "<missing>";
-  auto end = r.find("\r\n", pos);
-  return r.substr(pos + field.size() + 1, end - pos - field.size() - 1);
-}
-
 TEST(LockWire, AcquireReleaseExtendReplies) {
   EmbeddedServer server;
   RawConnection c(server.port());
@@ -138,8 +130,8 @@ TEST(LockWire, ParkedClientsAreGrantedInFifoOrder) {
     EXPECT_EQ(WaitersOf(obs, "k"), static_cast<int>(owners.size() - i - 1));
     prev = owners[i];
   }
-  EXPECT_EQ(InfoField(obs, "lock_handoffs"), "3");
-  EXPECT_EQ(InfoField(obs, "lock_waiters"), "0");
+  EXPECT_EQ(InfoField(obs, "locks", "lock_handoffs"), "3");
+  EXPECT_EQ(InfoField(obs, "locks", "lock_waiters"), "0");
 }
 
 TEST(LockWire, TimeoutLeavesTheQueueAndRepliesNil) {
@@ -150,7 +142,7 @@ TEST(LockWire, TimeoutLeavesTheQueueAndRepliesNil) {
   server.clock().advance(50);  // on a manual clock only the clock ends a WAIT
   EXPECT_EQ(w.ReadReply(), "$-1\r\n");
   EXPECT_EQ(WaitersOf(obs, "k"), 0);
-  EXPECT_EQ(InfoField(obs, "lock_waiters"), "0");
+  EXPECT_EQ(InfoField(obs, "locks", "lock_waiters"), "0");
   // The connection works again, and a release after the timeout grants nobody.
   EXPECT_EQ(w.Command("PING"), "+PONG\r\n");
   EXPECT_EQ(holder.Command("LOCK.RELEASE", "k", "a"), ":1\r\n");
@@ -183,7 +175,7 @@ TEST(LockWire, ExpiryHandsOffOnTheTickWithoutAnyAccess) {
   EXPECT_NE(t, 0u);
   EXPECT_EQ(obs.Command("GET", "k"), Bulk("b"));
   EXPECT_EQ(obs.Command("PTTL", "k"), ":5000\r\n");
-  EXPECT_EQ(InfoField(obs, "lock_expired_while_held"), "1");
+  EXPECT_EQ(InfoField(obs, "locks", "lock_expired_while_held"), "1");
 }
 
 TEST(LockWire, ExpiryHandsOffOnTheFirstAccessBeforeTheTick) {
@@ -299,12 +291,12 @@ TEST(LockWire, InfoLocksSection) {
   c.Command("LOCK.RELEASE", "k", "b");
   server.clock().advance(1000);
   c.Command("GET", "k");
-  EXPECT_EQ(InfoField(c, "lock_grants"), "1");
-  EXPECT_EQ(InfoField(c, "lock_contended_acquires"), "1");
-  EXPECT_EQ(InfoField(c, "lock_waiters"), "0");
-  EXPECT_EQ(InfoField(c, "lock_handoffs"), "0");
-  EXPECT_EQ(InfoField(c, "lock_releases_by_non_owner"), "1");
-  EXPECT_EQ(InfoField(c, "lock_expired_while_held"), "1");
+  EXPECT_EQ(InfoField(c, "locks", "lock_grants"), "1");
+  EXPECT_EQ(InfoField(c, "locks", "lock_contended_acquires"), "1");
+  EXPECT_EQ(InfoField(c, "locks", "lock_waiters"), "0");
+  EXPECT_EQ(InfoField(c, "locks", "lock_handoffs"), "0");
+  EXPECT_EQ(InfoField(c, "locks", "lock_releases_by_non_owner"), "1");
+  EXPECT_EQ(InfoField(c, "locks", "lock_expired_while_held"), "1");
   EXPECT_NE(c.Command("INFO").find("# Locks\r\n"), std::string::npos);
 }
 
@@ -342,7 +334,7 @@ TEST(LockWire, FiftyContendingWaitersIncrementACounterExactlyOnceEach) {
   EXPECT_EQ(overlaps.load(), 0);
   RawConnection c(server.port());
   EXPECT_EQ(c.Command("GET", "counter"), Bulk("50"));
-  EXPECT_EQ(InfoField(c, "lock_grants"), "50");
+  EXPECT_EQ(InfoField(c, "locks", "lock_grants"), "50");
   std::sort(tokens.begin(), tokens.end());
   EXPECT_EQ(std::adjacent_find(tokens.begin(), tokens.end()), tokens.end()) << "token reused";
   EXPECT_EQ(c.Command("EXISTS", "lock"), ":0\r\n");

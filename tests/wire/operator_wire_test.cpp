@@ -18,15 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The value of `field` in an INFO section, "<missing>" when absent.
-std::string InfoField(RawConnection& c, const std::string& section, const std::string& field) {
-  std::string r = c.Command("INFO", section);
-  auto pos = r.find("\r\n" + field + ":");
-  if (pos == std::string::npos) return "<missing>";
-  pos += field.size() + 3;
-  return r.substr(pos, r.find("\r\n", pos) - pos);
-}
-
 // Redis holds expiry while clients are paused: a lock whose lease ends during CLIENT PAUSE
 // WRITE reads as missing but is not deleted, so its parked waiter is not handed it until
 // the pause ends (the old lazy expiry deleted it on the GET and granted the waiter).

@@ -104,14 +104,6 @@ TEST(WritePathWire, WatchSeesAnExpiryHandOff) {
   EXPECT_EQ(holder.Command("GET", "lock"), "$1\r\nb\r\n");
 }
 
-std::string InfoField(RawConnection& c, const std::string& field) {
-  const std::string r = c.Command("INFO", "locks");
-  const auto pos = r.find(field + ":");
-  if (pos == std::string::npos) return "<missing>";
-  const auto end = r.find("\r\n", pos);
-  return r.substr(pos + field.size() + 1, end - pos - field.size() - 1);
-}
-
 // The Redis lock idiom is a lock operation too: SET NX PX grants or is contended, and a
 // compare-and-delete (DELEX IFEQ, the unlock script) by another owner is counted.
 TEST(WritePathWire, LockCountersCountTheRedisIdiom) {
@@ -122,14 +114,14 @@ TEST(WritePathWire, LockCountersCountTheRedisIdiom) {
   ASSERT_EQ(c.Command("SET", "l", "a", "NX", "PX", "10000"), "+OK\r\n");
   ASSERT_EQ(c.Command("SET", "l", "b", "NX", "PX", "10000"), "$-1\r\n");
   ASSERT_EQ(c.Command("SET", "plain", "v", "NX"), "+OK\r\n");  // no TTL: not a lock
-  EXPECT_EQ(InfoField(c, "lock_grants"), "1");
-  EXPECT_EQ(InfoField(c, "lock_contended_acquires"), "1");
+  EXPECT_EQ(InfoField(c, "locks", "lock_grants"), "1");
+  EXPECT_EQ(InfoField(c, "locks", "lock_contended_acquires"), "1");
   ASSERT_EQ(c.Command("DELEX", "l", "IFEQ", "b"), ":0\r\n");
   ASSERT_EQ(c.Command("EVAL", unlock, "1", "l", "b"), ":0\r\n");
-  EXPECT_EQ(InfoField(c, "lock_releases_by_non_owner"), "2");
+  EXPECT_EQ(InfoField(c, "locks", "lock_releases_by_non_owner"), "2");
   ASSERT_EQ(c.Command("EVAL", unlock, "1", "l", "a"), ":1\r\n");
   EXPECT_EQ(c.Command("EXISTS", "l"), ":0\r\n");
-  EXPECT_EQ(InfoField(c, "lock_releases_by_non_owner"), "2");
+  EXPECT_EQ(InfoField(c, "locks", "lock_releases_by_non_owner"), "2");
 }
 
 // CPU time of this process (the embedded server's threads and ours), in milliseconds: the
