@@ -4,8 +4,8 @@
 
 #include <mutex>
 
-#include "commands/arg_parse.h"
 #include "commands/client_list.h"
+#include "commands/command_keys.h"
 #include "commands/command_table.h"
 #include "glob_match.h"
 
@@ -27,62 +27,20 @@ bool ChannelAllowed(const User& u, std::string_view channel, bool literal) {
   return false;
 }
 
-bool IsEval(std::string_view name) {
-  return name == "eval" || name == "evalsha" || name == "eval_ro" || name == "evalsha_ro";
-}
-
-// The source keys of the sorted-set commands that count them (ZUNION numkeys key...,
-// ZUNIONSTORE dest numkeys key...): false for other commands or a bad count.
-bool NumkeysSources(std::string_view name, std::span<const std::string_view> args,
-                    std::size_t* first, std::size_t* last) {
-  std::size_t at;
-  if (name == "zunion" || name == "zinter" || name == "zdiff" || name == "zintercard" ||
-      name == "zmpop") {
-    at = 1;
-  } else if (name == "zunionstore" || name == "zinterstore" || name == "zdiffstore") {
-    at = 2;
-  } else {
-    return false;
-  }
-  std::int64_t n = 0;
-  if (args.size() <= at + 1 || !ParseInt64(args[at], &n) || n <= 0) return false;
-  *first = at + 1;
-  *last = std::min(args.size() - 1, at + static_cast<std::size_t>(n));
-  return true;
-}
-
-// The keys a command names: the table's key positions, or EVAL's numkeys.
+// The keys a command names (commands/command_keys.h), each against the access it needs. A
+// count that is not valid names no more keys than the fixed ones: the command itself then
+// answers the error, as Redis's ACL check lets it.
 Denial CheckKeys(const User& u, const CommandSpec& spec, std::span<const std::string_view> args,
                  std::size_t* pos) {
-  std::size_t first = 0, last = 0, step = 1;
-  std::uint8_t need = (spec.flags & kCmdWrite) ? kKeyWrite : kKeyRead;
-  if (IsEval(spec.name)) {
-    std::int64_t n = 0;
-    if (args.size() < 3 || !ParseInt64(args[2], &n) || n <= 0) return Denial::kNone;
-    first = 3;
-    last = std::min(args.size() - 1, 2 + static_cast<std::size_t>(n));
-    need = spec.name.ends_with("_ro") ? kKeyRead : kKeyAll;
-  } else if (spec.first_key > 0) {
-    first = static_cast<std::size_t>(spec.first_key);
-    last = spec.last_key < 0 ? args.size() + static_cast<std::size_t>(spec.last_key)
-                             : static_cast<std::size_t>(spec.last_key);
-    step = spec.key_step > 0 ? static_cast<std::size_t>(spec.key_step) : 1;
-  } else if (!NumkeysSources(spec.name, args, &first, &last)) {
-    return Denial::kNone;
-  }
-  for (std::size_t i = first; i <= last && i < args.size(); i += step) {
-    if (!KeyAllowed(u, args[i], need)) {
-      *pos = i;
+  std::vector<KeyArg> keys;
+  CommandKeys(spec, args, &keys);
+  for (const KeyArg& k : keys) {
+    const std::uint8_t need = k.access == KeyAccess::kRead    ? kKeyRead
+                              : k.access == KeyAccess::kWrite ? kKeyWrite
+                                                              : kKeyAll;
+    if (!KeyAllowed(u, args[k.pos], need)) {
+      *pos = k.pos;
       return Denial::kKey;
-    }
-  }
-  // ZUNIONSTORE and the like: the destination above, then the sources (read).
-  if (spec.first_key > 0 && NumkeysSources(spec.name, args, &first, &last)) {
-    for (std::size_t i = first; i <= last && i < args.size(); ++i) {
-      if (!KeyAllowed(u, args[i], kKeyRead)) {
-        *pos = i;
-        return Denial::kKey;
-      }
     }
   }
   return Denial::kNone;

@@ -6,8 +6,10 @@
 #include "acl/command_index.h"
 #include "commands/arg_parse.h"
 #include "commands/command_args.h"
+#include "commands/command_keys.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "glob_match.h"
 
 namespace latch {
 
@@ -167,12 +169,86 @@ void CommandDocsCommand(CommandContext& ctx) {
   }
 }
 
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]: every command's
+// full name, each container followed by its subcommands ("config|get"), as Redis lists them.
+// No modules here: a MODULE filter matches nothing; so does an unknown category.
 void CommandListCommand(CommandContext& ctx) {
-  const CommandTable& t = *ctx.server.commands;
-  if (ctx.argc() > 2) return ctx.out.Error(errors::kSyntax);
-  ctx.out.ArrayHeader(t.size());
-  t.ForEach([&](const CommandSpec& c) { ctx.out.Bulk(c.name); });
+  enum class Filter { kNone, kModule, kAclCat, kPattern } filter = Filter::kNone;
+  std::string_view arg;
+  if (ctx.argc() != 2) {
+    if (ctx.argc() != 5 || !EqualsNoCase(ctx.arg(2), "filterby")) {
+      return ctx.out.Error(errors::kSyntax);
+    }
+    arg = ctx.arg(4);
+    if (EqualsNoCase(ctx.arg(3), "module")) {
+      filter = Filter::kModule;
+    } else if (EqualsNoCase(ctx.arg(3), "aclcat")) {
+      filter = Filter::kAclCat;
+    } else if (EqualsNoCase(ctx.arg(3), "pattern")) {
+      filter = Filter::kPattern;
+    } else {
+      return ctx.out.Error(errors::kSyntax);
+    }
+  }
+  const std::uint32_t category = filter == Filter::kAclCat ? acl::CategoryByName(arg) : 0;
+  auto listed = [&](const CommandSpec& c) {
+    switch (filter) {
+      case Filter::kNone: return true;
+      case Filter::kModule: return false;
+      case Filter::kAclCat: return category != 0 && (acl::CategoriesOf(c) & category) != 0;
+      case Filter::kPattern: return GlobMatch(arg, c.name, true);
+    }
+    return false;
+  };
+  std::vector<std::string_view> names;
+  ctx.server.commands->ForEach([&](const CommandSpec& c) {
+    if (listed(c)) names.push_back(c.name);
+    for (const CommandSpec& sub : c.subcommands) {
+      if (listed(sub)) names.push_back(sub.name);
+    }
+  });
+  ctx.out.ArrayHeader(names.size());
+  for (std::string_view n : names) ctx.out.Bulk(n);
 }
+
+// COMMAND GETKEYS / GETKEYSANDFLAGS <command line>: the keys it names (commands/command_keys.h),
+// with Redis's checks in Redis's order. The flags are those of COMMAND INFO's key spec (RW or
+// RO) with the access a key is used for; Redis's per-command key specs are finer (OW, RM,
+// insert, delete) and latch does not carry them.
+void GetKeys(CommandContext& ctx, bool with_flags) {
+  const std::span<const std::string_view> line = ctx.args.subspan(2);
+  const CommandSpec* spec = ctx.server.commands->Find(line[0]);
+  if (spec != nullptr && spec->IsContainer() && line.size() >= 2) {
+    spec = spec->FindSubcommand(line[1]);
+  }
+  if (spec == nullptr) return ctx.out.Error("ERR Invalid command specified");
+  if (!CommandHasKeys(*spec)) return ctx.out.Error("ERR The command has no key arguments");
+  const auto n = static_cast<int>(line.size());
+  if ((spec->arity > 0 && spec->arity != n) || n < -spec->arity) {
+    return ctx.out.Error("ERR Invalid number of arguments specified for command");
+  }
+  std::vector<KeyArg> keys;
+  if (!CommandKeys(*spec, line, &keys)) {
+    return ctx.out.Error("ERR Invalid arguments specified for command");
+  }
+  ctx.out.ArrayHeader(keys.size());
+  for (const KeyArg& k : keys) {
+    if (!with_flags) {
+      ctx.out.Bulk(line[k.pos]);
+      continue;
+    }
+    ctx.out.ArrayHeader(2);
+    ctx.out.Bulk(line[k.pos]);
+    const bool write = k.access != KeyAccess::kRead;
+    ctx.out.SetHeader(write ? 3 : 2);
+    ctx.out.Simple(write ? "RW" : "RO");
+    ctx.out.Simple("access");
+    if (write) ctx.out.Simple("update");
+  }
+}
+
+void CommandGetKeysCommand(CommandContext& ctx) { GetKeys(ctx, false); }
+void CommandGetKeysAndFlagsCommand(CommandContext& ctx) { GetKeys(ctx, true); }
 
 void CommandHelpCommand(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
@@ -191,6 +267,10 @@ void CommandHelpCommand(CommandContext& ctx) {
       "    Return documentation details about multiple Redis commands.",
       "    If no command names are given, documentation details for all",
       "    commands are returned.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
+      "GETKEYSANDFLAGS <full-command>",
+      "    Return the keys and the access flags from a full Redis command.",
       "HELP",
       "    Print this help.",
   };
@@ -221,6 +301,12 @@ void RegisterIntrospectionCommands(CommandTable& t) {
                                     "all commands.", "7.0.0"));
   command.subcommands.push_back(Sub("command|list", -2, CommandListCommand,
                                     "Returns a list of command names.", "7.0.0"));
+  command.subcommands.push_back(Sub("command|getkeys", -3, CommandGetKeysCommand,
+                                    "Extracts the key names from an arbitrary command.",
+                                    "2.8.13"));
+  command.subcommands.push_back(Sub("command|getkeysandflags", -3, CommandGetKeysAndFlagsCommand,
+                                    "Extracts the key names and access flags for an arbitrary "
+                                    "command.", "7.0.0"));
   command.subcommands.push_back(Sub("command|help", 2, CommandHelpCommand,
                                     "Returns helpful text about the different subcommands.",
                                     "5.0.0"));
