@@ -261,7 +261,7 @@ void ClientHelpCommand(CommandContext& ctx) {
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   WriteHelpLines(ctx.out, kLines);
 }

@@ -272,7 +272,7 @@ void CommandHelpCommand(CommandContext& ctx) {
       "GETKEYSANDFLAGS <full-command>",
       "    Return the keys and the access flags from a full Redis command.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   WriteHelpLines(ctx.out, kLines);
 }
@@ -301,10 +301,10 @@ void RegisterIntrospectionCommands(CommandTable& t) {
                                     "all commands.", "7.0.0"));
   command.subcommands.push_back(Sub("command|list", -2, CommandListCommand,
                                     "Returns a list of command names.", "7.0.0"));
-  command.subcommands.push_back(Sub("command|getkeys", -3, CommandGetKeysCommand,
+  command.subcommands.push_back(Sub("command|getkeys", -4, CommandGetKeysCommand,
                                     "Extracts the key names from an arbitrary command.",
                                     "2.8.13"));
-  command.subcommands.push_back(Sub("command|getkeysandflags", -3, CommandGetKeysAndFlagsCommand,
+  command.subcommands.push_back(Sub("command|getkeysandflags", -4, CommandGetKeysAndFlagsCommand,
                                     "Extracts the key names and access flags for an arbitrary "
                                     "command.", "7.0.0"));
   command.subcommands.push_back(Sub("command|help", 2, CommandHelpCommand,
