@@ -197,6 +197,17 @@ TEST(ServerWire, KeysExpireExactlyOnTheManualClock) {
   EXPECT_EQ(c.Command("SET", "lock", "other", "NX", "PX", "100"), "+OK\r\n");
 }
 
+// LASTSAVE is the start (latchd writes no RDB) and stays there as time passes; ROLE says
+// master with no replicas.
+TEST(ServerWire, LastSaveIsTheStartAndRoleIsMaster) {
+  EmbeddedServer server;  // its manual clock starts at 1,700,000,000,000 ms
+  RawConnection c(server.port());
+  EXPECT_EQ(c.Command("LASTSAVE"), ":1700000000\r\n");
+  server.clock().advance(5000);
+  EXPECT_EQ(c.Command("LASTSAVE"), ":1700000000\r\n");
+  EXPECT_EQ(c.Command("ROLE"), "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n");
+}
+
 TEST(ServerWire, ActiveExpiryReclaimsKeysNobodyReads) {
   EmbeddedServer server;
   RawConnection c(server.port());

@@ -48,6 +48,8 @@ std::uint32_t ByHand(std::string_view name) {
       {"sort", kDangerous},
       {"swapdb", kKeyspace | kDangerous},
       {"randomkey", kKeyspace},
+      {"role", kAdmin | kDangerous},
+      {"lastsave", kAdmin | kDangerous},
       {"client|kill", kConnection},
       {"client|list", kConnection | kDangerous}};
   for (const auto& [n, cat] : kExtra) {

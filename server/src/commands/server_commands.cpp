@@ -144,6 +144,22 @@ void TimeCommand(CommandContext& ctx) {
   ctx.out.Bulk(std::to_string(ctx.now.wall_us % 1'000'000));
 }
 
+// ROLE: latchd has no replication, so it is always a master with offset 0 and no replicas
+// (what a stand-alone Redis answers; Sentinel-aware clients ask it).
+void RoleCommand(CommandContext& ctx) {
+  ctx.out.ArrayHeader(3);
+  ctx.out.Bulk("master");
+  ctx.out.Integer(0);
+  ctx.out.ArrayHeader(0);
+}
+
+// LASTSAVE: Redis counts the data as saved when the server starts and moves the time with
+// each RDB save; latchd writes no RDB (its journal is the AOF), so it is the start time.
+void LastSaveCommand(CommandContext& ctx) {
+  const std::int64_t up_ms = ctx.now.mono_ms - ctx.server.start_mono_ms;
+  ctx.out.Integer((ctx.now.wall_us / 1000 - up_ms) / 1000);
+}
+
 void ConfigGetCommand(CommandContext& ctx) {
   std::vector<std::pair<std::string, std::string>> pairs;
   {
@@ -349,6 +365,13 @@ void RegisterServerCommands(CommandTable& t) {
   t.Add({.name = "time", .arity = 1, .flags = kCmdFast | kCmdLoading | kCmdStale,
          .handler = TimeCommand, .group = "server", .summary = "Returns the server time.",
          .since = "2.6.0"});
+  t.Add({.name = "role", .arity = 1, .flags = kCmdNoScript | kCmdFast | kCmdLoading | kCmdStale,
+         .handler = RoleCommand, .group = "server",
+         .summary = "Returns the replication role.", .since = "2.8.12"});
+  t.Add({.name = "lastsave", .arity = 1, .flags = kCmdFast | kCmdLoading | kCmdStale,
+         .handler = LastSaveCommand, .group = "server",
+         .summary = "Returns the Unix timestamp of the last successful save to disk.",
+         .since = "1.0.0"});
   t.Add({.name = "debug", .arity = -2, .flags = kCmdAdmin | kCmdNoScript | kCmdLoading,
          .handler = DebugCommand, .group = "server",
          .summary = "A container for debugging commands.", .since = "1.0.0"});
