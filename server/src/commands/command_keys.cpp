@@ -33,6 +33,8 @@ bool CommandHasKeys(const CommandSpec& spec) {
   return spec.first_key > 0 || KeyCountPosition(spec.name) != 0;
 }
 
+bool CommandHasMovableKeys(const CommandSpec& spec) { return KeyCountPosition(spec.name) != 0; }
+
 bool CommandKeys(const CommandSpec& spec, std::span<const std::string_view> args,
                  std::vector<KeyArg>* out) {
   const KeyAccess fixed = (spec.flags & kCmdWrite) ? KeyAccess::kWrite : KeyAccess::kRead;

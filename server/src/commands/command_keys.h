@@ -22,6 +22,10 @@ struct KeyArg {
 // True when `spec` names keys at all (fixed positions or a count).
 bool CommandHasKeys(const CommandSpec& spec);
 
+// True when where its keys are depends on the arguments (a count): COMMAND INFO's
+// "movablekeys" flag.
+bool CommandHasMovableKeys(const CommandSpec& spec);
+
 // Appends the keys of `args` (the whole line, args[0] the command's name) to *out. False when
 // a sorted-set command's count is not a valid one (not an integer, below 1, or more keys than
 // arguments): Redis's "Invalid arguments specified for command". A script's bad count names

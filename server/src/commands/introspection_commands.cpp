@@ -17,7 +17,8 @@ std::string_view ArgumentNotation(std::string_view name);  // command_arg_notati
 
 namespace {
 
-std::vector<std::string_view> FlagNames(std::uint32_t f) {
+std::vector<std::string_view> FlagNames(const CommandSpec& c) {
+  const std::uint32_t f = c.flags;
   std::vector<std::string_view> v;
   if (f & kCmdWrite) v.push_back("write");
   if (f & kCmdReadonly) v.push_back("readonly");
@@ -31,6 +32,7 @@ std::vector<std::string_view> FlagNames(std::uint32_t f) {
   if (f & kCmdFast) v.push_back("fast");
   if (f & kCmdNoAuth) v.push_back("no_auth");
   if (f & kCmdAllowBusy) v.push_back("allow_busy");
+  if (CommandHasMovableKeys(c)) v.push_back("movablekeys");
   return v;
 }
 
@@ -49,7 +51,7 @@ void WriteInfo(protocol::ReplyWriter& out, const CommandSpec& c) {
   out.ArrayHeader(10);
   out.Bulk(c.name);
   out.Integer(c.arity);
-  auto flags = FlagNames(c.flags);
+  auto flags = FlagNames(c);
   out.SetHeader(flags.size());
   for (auto f : flags) out.Simple(f);
   out.Integer(c.first_key);
