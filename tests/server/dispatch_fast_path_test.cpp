@@ -1,6 +1,8 @@
 // Dispatch's fast path (commands/dispatch_fast_path.h) and commandstats' one-compare
 // threshold (metrics/command_stats.h): each must answer exactly what the slower code it
 // replaces answered.
+#include "commands/dispatch_fast_path.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
-#include "commands/dispatch_fast_path.h"
 #include "metrics/command_stats.h"
 
 namespace latch {

@@ -1,8 +1,8 @@
 #include "commands/command_table.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cctype>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -14,8 +14,8 @@
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
-#include "testing/fault_hook.h"
 #include "metrics/command_record.h"
+#include "testing/fault_hook.h"
 
 namespace latch {
 

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "acl/permission.h"
+#include "commands/arg_parse.h"
 #include "commands/command_table.h"
 
 namespace latch::dispatch {
@@ -85,11 +86,12 @@ inline const CommandSpec* Recall(std::span<const CommandSpec> specs, std::string
   const LastCommand& c = t_last_command;
   if (c.base != specs.data() || c.count != specs.size() || name.size() != c.len) return nullptr;
   const std::string& live = c.spec->name;
+  if (live.size() != c.len) return nullptr;
   if (c.len > kMaxPackedName) [[unlikely]]
-    return live.size() == c.len && EqualsNoCase(name, live) ? c.spec : nullptr;
+    return EqualsNoCase(name, live) ? c.spec : nullptr;
   const NameWords w = Pack(name.data(), c.len);
   const NameWords l = Pack(live.data(), c.len);
-  const bool same = live.size() == c.len && l.lo == c.name.lo && l.hi == c.name.hi &&
+  const bool same = l.lo == c.name.lo && l.hi == c.name.hi &&
                     ((w.lo | c.letters.lo) ^ c.name.lo) == 0 &&
                     ((w.hi | c.letters.hi) ^ c.name.hi) == 0;
   return same ? c.spec : nullptr;
@@ -107,8 +109,7 @@ inline bool Ordinary(const CommandSpec& spec, const CommandContext& ctx) {
       s.authenticated && !s.in_multi && s.subscriptions == 0 && acl::AllowsAll(ctx);
   // Bitwise ORs: five loads and one branch.
   const bool unusual_server = st.loading.load(std::memory_order_relaxed) |
-                              st.script_busy.load(std::memory_order_relaxed) |
-                              st.faults.active() |
+                              st.script_busy.load(std::memory_order_relaxed) | st.faults.active() |
                               (st.client_pause_type.load(std::memory_order_relaxed) != 0) |
                               (st.maxmemory.load(std::memory_order_relaxed) > 0);
   return ordinary_spec && ordinary_session && !unusual_server;

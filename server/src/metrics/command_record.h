@@ -19,8 +19,7 @@ namespace latch {
 void RecordRare(const CommandSpec& spec, CommandContext& ctx, std::uint64_t nanos);
 
 [[gnu::always_inline]] inline void RecordCall(const CommandSpec& spec, CommandContext& ctx,
-                                              const CommandTimer& timer,
-                                              std::size_t reply_start) {
+                                              const CommandTimer& timer, std::size_t reply_start) {
   const std::int64_t end = CommandClockNanos();
   CommandBatch::Mark(end);
   const std::int64_t elapsed = end - timer.start;
@@ -31,8 +30,7 @@ void RecordRare(const CommandSpec& spec, CommandContext& ctx, std::uint64_t nano
   CommandStats* stats = st.command_stats.get();
   if (stats == nullptr) return;
   stats->Record(spec.stat_id, nanos, failed, st.latency_tracking.load(std::memory_order_relaxed));
-  if (nanos >= stats->slow_nanos() ||
-      (st.monitors && st.monitors->active())) [[unlikely]] {
+  if (nanos >= stats->slow_nanos() || (st.monitors && st.monitors->active())) [[unlikely]] {
     RecordRare(spec, ctx, nanos);
   }
 }

@@ -13,8 +13,8 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
