@@ -100,6 +100,8 @@ void ServerState::SyncHotOptions() {
   slowlog_max_len = options.slowlog_max_len;
   latency_tracking = options.latency_tracking;
   latency_monitor_threshold = options.latency_monitor_threshold;
+  command_stats->SetSlowNanos(
+      RecordSlowNanos(options.slowlog_log_slower_than, options.latency_monitor_threshold));
   RefreshHeapBytes();
 }
 

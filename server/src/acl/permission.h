@@ -29,9 +29,14 @@ bool AllowedSlow(CommandContext& ctx, const CommandSpec& spec, std::string* erro
 // True when the command may run. Otherwise *error is the reply to refuse it with (Redis
 // 7.0's NOPERM texts), or empty when the session's user was deleted: the connection is then
 // closed without a reply, as Redis closes such clients.
-inline bool Allowed(CommandContext& ctx, const CommandSpec& spec, std::string* error) {
+// The fast answer: the session's user is allow-all and its snapshot is current (Dispatch's
+// fast path asks this alone, commands/dispatch_fast_path.h).
+inline bool AllowsAll(const CommandContext& ctx) {
   const SessionAcl& a = ctx.session.acl;
-  if (a.unrestricted && a.generation == ctx.server.acl->generation()) [[likely]]
+  return a.unrestricted && a.generation == ctx.server.acl->generation();
+}
+inline bool Allowed(CommandContext& ctx, const CommandSpec& spec, std::string* error) {
+  if (AllowsAll(ctx)) [[likely]]
     return true;
   return AllowedSlow(ctx, spec, error);
 }

@@ -1,20 +1,21 @@
 #include "commands/command_table.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cctype>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "acl/permission.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
+#include "commands/dispatch_fast_path.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
+#include "metrics/command_record.h"
 #include "testing/fault_hook.h"
-#include "metrics/command_stats.h"
 
 namespace latch {
 
@@ -165,23 +166,91 @@ const CommandSpec* CommandTable::FindCommand(std::span<const std::string> args) 
 }
 
 namespace {
-// The command this thread dispatched last. Pipelines repeat one command: comparing its name
-// (a few bytes) costs a fraction of Find's fold, hash and probe.
-thread_local const CommandSpec* t_last_dispatched = nullptr;
+// The keys a command names, from its legacy key positions: a view of the arguments when
+// they are contiguous (key_step 1: DEL, MGET, EXISTS... with a million keys copy nothing),
+// else copied into *copy.
+std::span<const std::string_view> KeysOf(const CommandSpec& spec,
+                                         std::span<const std::string_view> args,
+                                         std::vector<std::string_view>* copy) {
+  const auto first = static_cast<std::size_t>(spec.first_key);
+  std::size_t last = spec.last_key < 0 ? args.size() + static_cast<std::size_t>(spec.last_key)
+                                       : static_cast<std::size_t>(spec.last_key);
+  last = std::min(last, args.size() - 1);
+  if (last < first) return {};
+  const std::size_t step = spec.key_step > 0 ? static_cast<std::size_t>(spec.key_step) : 1;
+  if (step == 1) return args.subspan(first, last - first + 1);
+  for (std::size_t i = first; i <= last; i += step) copy->push_back(args[i]);
+  return *copy;
+}
+
+// One shard held for a single-key command: a try_lock and nothing to allocate or sort.
+// Skipped (as ShardSet does) when this thread holds it already (EXEC, scripts).
+class OneShardLock {
+ public:
+  OneShardLock() = default;
+  ~OneShardLock() {
+    if (held_ != nullptr) store::UnlockShard(*held_);
+  }
+  OneShardLock(const OneShardLock&) = delete;
+  OneShardLock& operator=(const OneShardLock&) = delete;
+
+  bool Lock(store::Shard& s, const std::atomic<bool>* give_up) {
+    if (store::ThisThreadHolds(s)) return true;
+    if (!store::LockShard(s, give_up)) return false;
+    held_ = &s;
+    return true;
+  }
+
+ private:
+  store::Shard* held_ = nullptr;
+};
+
+// Several keys: each hashed once into KeyRefs, their shards held by a ShardSet.
+[[gnu::noinline]] void RunMultiKey(const CommandSpec& spec, CommandContext& ctx) {
+  std::vector<std::string_view> copy;
+  KeyRefs refs;
+  refs.Resolve(ctx.db(), KeysOf(spec, ctx.args, &copy));
+  ShardSet held;
+  if (!held.Lock(ctx.db(), refs.refs(), GiveUpFlag(ctx))) {
+    ctx.out.Error(errors::kBusyScript);
+    return;
+  }
+  ctx.keys = refs.refs();
+  spec.handler(ctx);
+}
 }  // namespace
 
-const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
-  const std::int64_t batch_mark = CommandBatch::Take();  // metrics/command_stats.h
-  // The remembered spec counts only when it is one of this table's (another server's table
-  // may have been used on this thread, or freed).
-  const CommandSpec* spec = t_last_dispatched;
-  const std::uintptr_t offset =
-      reinterpret_cast<std::uintptr_t>(spec) - reinterpret_cast<std::uintptr_t>(specs_.data());
-  if (offset >= specs_.size() * sizeof(CommandSpec) || offset % sizeof(CommandSpec) != 0 ||
-      !EqualsNoCase(ctx.args[0], spec->name)) {
-    spec = Find(ctx.args[0]);
-    if (spec != nullptr) t_last_dispatched = spec;
+// The dispatcher knows a command's keys from the table: it hashes each once and holds their
+// shards (ascending index) while the handler runs. A client's wait for a shard gives up
+// when a script goes busy, and the client is answered BUSY (nothing ran). Writes report
+// to WATCH, lock waiters and counters themselves, through the shards' key events. Inlined
+// into Dispatch: most commands have no key or one.
+[[gnu::always_inline]] inline void CommandTable::RunHandler(const CommandSpec& spec,
+                                                            CommandContext& ctx) const {
+  if (spec.first_key <= 0 || static_cast<std::size_t>(spec.first_key) >= ctx.argc() ||
+      (spec.flags & kCmdOwnKeyLocks)) {
+    spec.handler(ctx);
+    return;
   }
+  if (spec.last_key != spec.first_key) return RunMultiKey(spec, ctx);
+  // Most commands (SET, GET, the lock commands): one key, resolved on the stack.
+  const KeyRef ref = Resolve(ctx.db(), ctx.args[static_cast<std::size_t>(spec.first_key)]);
+  OneShardLock held;
+  if (!held.Lock(*ref.shard, GiveUpFlag(ctx))) {
+    ctx.out.Error(errors::kBusyScript);
+    return;
+  }
+  ctx.keys = std::span<const KeyRef>(&ref, 1);
+  spec.handler(ctx);
+}
+
+namespace {
+// The checks of a request Ordinary() could not clear, in Redis's order. Returns the command to
+// run; or null, with *answer set to what Dispatch returns (null when refused; the command
+// when it was postponed by CLIENT PAUSE, queued in MULTI or intercepted by a test fault).
+const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
+                                const CommandSpec** answer) {
+  *answer = nullptr;
   // Inside MULTI, a command rejected here also dooms the transaction (EXECABORT).
   const bool was_error = ctx.session.multi_error;
   if (ctx.session.in_multi) ctx.session.multi_error = true;
@@ -236,7 +305,8 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   if (ctx.server.client_pause_type.load(std::memory_order_relaxed) != 0 &&
       PostponedByPause(*spec, ctx)) {
     if (ctx.session.in_multi) ctx.session.multi_error = was_error;
-    return spec;
+    *answer = spec;
+    return nullptr;
   }
   ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
   if (ctx.session.in_multi) {
@@ -244,95 +314,43 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     if (!(spec->flags & kCmdTxControl)) {
       ctx.session.queued.emplace_back(ctx.args.begin(), ctx.args.end());
       ctx.out.Simple("QUEUED");
-      return spec;
+      *answer = spec;
+      return nullptr;
     }
   }
-  if (ctx.server.faults.active() && testing::InterceptCommand(*spec, ctx)) return spec;
+  if (ctx.server.faults.active() && testing::InterceptCommand(*spec, ctx)) {
+    *answer = spec;
+    return nullptr;
+  }
+  return spec;
+}
+}  // namespace
+
+// The common request (a repeated command, an ordinary client and server) skips the lookup
+// and the checks: commands/dispatch_fast_path.h says when that gives the same answer.
+const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
+  const std::int64_t batch_mark = CommandBatch::Take();  // metrics/command_stats.h
+  const CommandSpec* spec = dispatch::Recall(specs_, ctx.args[0]);
+  if (spec == nullptr) [[unlikely]] {
+    spec = Find(ctx.args[0]);
+    if (spec != nullptr) dispatch::Remember(specs_, spec);
+  }
+  if (spec != nullptr && dispatch::Ordinary(*spec, ctx)) [[likely]] {
+    ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
+  } else {
+    const CommandSpec* answer;
+    spec = CheckUnusual(spec, ctx, &answer);
+    if (spec == nullptr) return answer;
+  }
   const CommandTimer timer(batch_mark, ctx.origin == CommandOrigin::kClient);
   const std::size_t reply_start = ctx.out.buffer() != nullptr ? ctx.out.buffer()->size() : 0;
   RunHandler(*spec, ctx);
-  if (!ctx.record_later) RecordCommandCall(*spec, ctx, timer, reply_start);  // stats, slowlog
+  if (!ctx.record_later) RecordCall(*spec, ctx, timer, reply_start);  // stats, slowlog
   // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
   // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;
   // refused and queued commands are not counted.
   ctx.server.stats.total_commands.fetch_add(1, std::memory_order_relaxed);
   return spec;
-}
-
-namespace {
-// The keys a command names, from its legacy key positions: a view of the arguments when
-// they are contiguous (key_step 1: DEL, MGET, EXISTS... with a million keys copy nothing),
-// else copied into *copy.
-std::span<const std::string_view> KeysOf(const CommandSpec& spec,
-                                         std::span<const std::string_view> args,
-                                         std::vector<std::string_view>* copy) {
-  const auto first = static_cast<std::size_t>(spec.first_key);
-  std::size_t last = spec.last_key < 0 ? args.size() + static_cast<std::size_t>(spec.last_key)
-                                       : static_cast<std::size_t>(spec.last_key);
-  last = std::min(last, args.size() - 1);
-  if (last < first) return {};
-  const std::size_t step = spec.key_step > 0 ? static_cast<std::size_t>(spec.key_step) : 1;
-  if (step == 1) return args.subspan(first, last - first + 1);
-  for (std::size_t i = first; i <= last; i += step) copy->push_back(args[i]);
-  return *copy;
-}
-
-// One shard held for a single-key command: a try_lock and nothing to allocate or sort.
-// Skipped (as ShardSet does) when this thread holds it already (EXEC, scripts).
-class OneShardLock {
- public:
-  OneShardLock() = default;
-  ~OneShardLock() {
-    if (held_ != nullptr) store::UnlockShard(*held_);
-  }
-  OneShardLock(const OneShardLock&) = delete;
-  OneShardLock& operator=(const OneShardLock&) = delete;
-
-  bool Lock(store::Shard& s, const std::atomic<bool>* give_up) {
-    if (store::ThisThreadHolds(s)) return true;
-    if (!store::LockShard(s, give_up)) return false;
-    held_ = &s;
-    return true;
-  }
-
- private:
-  store::Shard* held_ = nullptr;
-};
-}  // namespace
-
-// The dispatcher knows a command's keys from the table: it hashes each once and holds their
-// shards (ascending index) while the handler runs. A client's wait for a shard gives up
-// when a script goes busy, and the client is answered BUSY (nothing ran). Writes report
-// to WATCH, lock waiters and counters themselves, through the shards' key events.
-void CommandTable::RunHandler(const CommandSpec& spec, CommandContext& ctx) const {
-  if (spec.first_key <= 0 || static_cast<std::size_t>(spec.first_key) >= ctx.argc() ||
-      (spec.flags & kCmdOwnKeyLocks)) {
-    spec.handler(ctx);
-    return;
-  }
-  if (spec.last_key == spec.first_key) {
-    // Most commands (SET, GET, the lock commands): one key, resolved on the stack.
-    const KeyRef ref =
-        Resolve(ctx.db(), ctx.args[static_cast<std::size_t>(spec.first_key)]);
-    OneShardLock held;
-    if (!held.Lock(*ref.shard, GiveUpFlag(ctx))) {
-      ctx.out.Error(errors::kBusyScript);
-      return;
-    }
-    ctx.keys = std::span<const KeyRef>(&ref, 1);
-    spec.handler(ctx);
-    return;
-  }
-  std::vector<std::string_view> copy;
-  KeyRefs refs;
-  refs.Resolve(ctx.db(), KeysOf(spec, ctx.args, &copy));
-  ShardSet held;
-  if (!held.Lock(ctx.db(), refs.refs(), GiveUpFlag(ctx))) {
-    ctx.out.Error(errors::kBusyScript);
-    return;
-  }
-  ctx.keys = refs.refs();
-  spec.handler(ctx);
 }
 
 }  // namespace latch

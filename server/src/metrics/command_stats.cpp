@@ -1,11 +1,11 @@
 #include "metrics/command_stats.h"
 
-#include <bit>
 #include <cstdio>
 
 #include "commands/command_table.h"
 #include "commands/monitor.h"
 #include "commands/slowlog.h"
+#include "metrics/command_record.h"
 #include "metrics/latency_monitor.h"
 #include "server_state.h"
 
@@ -13,14 +13,6 @@ namespace latch {
 namespace {
 std::atomic<std::uint64_t> next_instance{1};
 
-// Bucket of a duration: below 1 us the first; then 16 steps per power of two.
-int BucketOf(std::uint64_t nanos) {
-  if (nanos < 1024) return 0;
-  const int exp = static_cast<int>(std::bit_width(nanos)) - 1;  // 10.. for >= 1024 ns
-  const int sub = static_cast<int>((nanos >> (exp - 4)) & (kLatencySubBuckets - 1));
-  const int b = (exp - 9) * kLatencySubBuckets + sub;
-  return b < kLatencyBuckets ? b : kLatencyBuckets - 1;
-}
 // The highest duration a bucket holds, in nanoseconds (Redis reports HdrHistogram's highest
 // equivalent value too).
 double BucketTopNanos(int b) {
@@ -32,68 +24,20 @@ double BucketTopNanos(int b) {
 }
 }  // namespace
 
-// One thread's numbers for one command. Written by that thread only (load + store, no RMW).
-struct CommandStats::Slot {
-  std::atomic<std::uint64_t> calls{0}, nanos{0}, rejected{0}, failed{0};
-  std::atomic<std::array<std::atomic<std::uint64_t>, kLatencyBuckets>*> histogram{nullptr};
-  ~Slot() { delete histogram.load(); }
-};
-struct CommandStats::Block {
-  std::array<Slot, kMaxCommands> slots;
-};
-
-namespace {
-void Bump(std::atomic<std::uint64_t>& v, std::uint64_t by) {
-  v.store(v.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-}  // namespace
-
 CommandStats::CommandStats() : instance_(next_instance.fetch_add(1)) {}
 CommandStats::~CommandStats() = default;
-
-namespace {
-// This thread's block of the CommandStats it last recorded into.
-struct CachedBlock {
-  std::uint64_t instance = 0;
-  CommandStats::Block* block = nullptr;
-};
-thread_local CachedBlock cached_block;
-}  // namespace
-
-// The first call of a thread (or after another server's CommandStats was used on it).
-CommandStats::Block& CommandStats::Mine() {
-  if (cached_block.instance == instance_) [[likely]]
-    return *cached_block.block;
-  return AddBlock();
-}
 
 CommandStats::Block& CommandStats::AddBlock() {
   std::lock_guard lock(mu_);
   blocks_.push_back(std::make_unique<Block>());
-  cached_block = {instance_, blocks_.back().get()};
-  return *cached_block.block;
+  t_cached_block_ = {instance_, blocks_.back().get()};
+  return *t_cached_block_.block;
 }
 
-namespace {
-// A command's first timed call on this thread allocates its histogram (4 KB).
-[[gnu::noinline]] std::array<std::atomic<std::uint64_t>, kLatencyBuckets>* NewHistogram(
-    std::atomic<std::array<std::atomic<std::uint64_t>, kLatencyBuckets>*>& slot) {
-  auto* h = new std::array<std::atomic<std::uint64_t>, kLatencyBuckets>();
+CommandStats::Histogram* CommandStats::NewHistogram(std::atomic<Histogram*>& slot) {
+  auto* h = new Histogram();
   slot.store(h, std::memory_order_release);
   return h;
-}
-}  // namespace
-
-void CommandStats::Record(std::uint16_t id, std::uint64_t nanos, bool failed, bool histogram) {
-  Slot& s = Mine().slots[id];
-  Bump(s.calls, 1);
-  Bump(s.nanos, nanos);
-  if (failed) Bump(s.failed, 1);
-  if (!histogram) return;
-  auto* h = s.histogram.load(std::memory_order_relaxed);  // written by this thread only
-  if (h == nullptr) [[unlikely]]
-    h = NewHistogram(s.histogram);
-  Bump((*h)[static_cast<std::size_t>(BucketOf(nanos))], 1);
 }
 
 void CommandStats::Rejected(std::uint16_t id) { Bump(Mine().slots[id].rejected, 1); }
@@ -180,19 +124,13 @@ void CommandStats::Reset() {
   }
 }
 
-// flatten: Record and Mine inline here (one call per command instead of three).
-[[gnu::flatten]] void RecordCommandCall(const CommandSpec& spec, CommandContext& ctx,
-                                        const CommandTimer& timer, std::size_t reply_start) {
-  const std::int64_t end = CommandClockNanos();
-  CommandBatch::Mark(end);
-  const std::int64_t elapsed = end - timer.start;
-  const auto nanos = static_cast<std::uint64_t>(elapsed > 0 ? elapsed : 0);
-  const std::string* out = ctx.out.buffer();
-  const bool failed = out != nullptr && out->size() > reply_start && (*out)[reply_start] == '-';
+void RecordCommandCall(const CommandSpec& spec, CommandContext& ctx, const CommandTimer& timer,
+                       std::size_t reply_start) {
+  RecordCall(spec, ctx, timer, reply_start);
+}
+
+void RecordRare(const CommandSpec& spec, CommandContext& ctx, std::uint64_t nanos) {
   ServerState& st = ctx.server;
-  if (!st.command_stats) return;
-  st.command_stats->Record(spec.stat_id, nanos, failed,
-                           st.latency_tracking.load(std::memory_order_relaxed));
   if (st.monitors && st.monitors->active()) st.monitors->Feed(spec, ctx);
   const std::int64_t slower_than = st.slowlog_slower_than.load(std::memory_order_relaxed);
   if (slower_than >= 0 && static_cast<std::int64_t>(nanos / 1000) >= slower_than) {

@@ -8,11 +8,13 @@
 // line shared with another worker. Readers (INFO, a scrape) sum the blocks of every thread;
 // a block is never freed before the CommandStats, so a reader can walk them under the
 // registration mutex while workers write (relaxed atomics, no tearing).
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,7 +48,8 @@ class CommandStats {
   CommandStats(const CommandStats&) = delete;
   CommandStats& operator=(const CommandStats&) = delete;
 
-  // Worker side. `nanos`: the command's run time; `failed`: it replied an error.
+  // Worker side. `nanos`: the command's run time; `failed`: it replied an error. Inline:
+  // Dispatch records every command (metrics/command_record.h).
   void Record(std::uint16_t id, std::uint64_t nanos, bool failed, bool histogram);
   // Refused before it ran (arity, NOAUTH, OOM, BUSY...): Redis's rejected_calls.
   void Rejected(std::uint16_t id);
@@ -61,23 +64,90 @@ class CommandStats {
   std::vector<std::pair<std::int64_t, std::uint64_t>> CumulativeUsec(std::uint16_t id) const;
   // CONFIG RESETSTAT. A worker recording at the same instant may keep its last call.
   void Reset();
+  // The smallest run time that SLOWLOG or the LATENCY monitor records (RecordSlowNanos below,
+  // set by ServerState::SyncHotOptions): a faster command skips both with one compare.
+  void SetSlowNanos(std::uint64_t n) { slow_nanos_.store(n, std::memory_order_relaxed); }
+  std::uint64_t slow_nanos() const { return slow_nanos_.load(std::memory_order_relaxed); }
+
+  using Histogram = std::array<std::atomic<std::uint64_t>, kLatencyBuckets>;
+  // One thread's numbers for one command. Written by that thread only (load + store, no RMW).
+  struct Slot {
+    std::atomic<std::uint64_t> calls{0}, nanos{0}, rejected{0}, failed{0};
+    std::atomic<Histogram*> histogram{nullptr};
+    ~Slot() { delete histogram.load(); }
+  };
+  struct Block {  // one thread's slots
+    std::array<Slot, kMaxCommands> slots;
+  };
+
+  // Bucket of a duration: below 1 us the first; then 16 steps per power of two.
+  static int BucketOf(std::uint64_t nanos) {
+    if (nanos < 1024) return 0;
+    const int exp = static_cast<int>(std::bit_width(nanos)) - 1;  // 10.. for >= 1024 ns
+    const int sub = static_cast<int>((nanos >> (exp - 4)) & (kLatencySubBuckets - 1));
+    const int b = (exp - 9) * kLatencySubBuckets + sub;
+    return b < kLatencyBuckets ? b : kLatencyBuckets - 1;
+  }
 
  private:
-  struct Slot;
+  // This thread's block of the CommandStats it last recorded into.
+  struct CachedBlock {
+    std::uint64_t instance = 0;
+    Block* block = nullptr;
+  };
+  static thread_local CachedBlock t_cached_block_;
 
- public:
-  struct Block;  // one thread's slots (command_stats.cpp)
-
- private:
-  Block& Mine();
+  // The first call of a thread (or after another server's CommandStats was used on it) adds
+  // a block.
+  Block& Mine() {
+    if (t_cached_block_.instance == instance_) [[likely]]
+      return *t_cached_block_.block;
+    return AddBlock();
+  }
   [[gnu::noinline]] Block& AddBlock();
+  // A command's first timed call on this thread allocates its histogram (4 KB).
+  [[gnu::noinline]] static Histogram* NewHistogram(std::atomic<Histogram*>& slot);
   // Adds every thread's histogram of `id` into `sum`; returns the calls counted.
   std::uint64_t SumHistograms(std::uint16_t id,
                               std::array<std::uint64_t, kLatencyBuckets>* sum) const;
+  static void Bump(std::atomic<std::uint64_t>& v, std::uint64_t by) {
+    v.store(v.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  }
   const std::uint64_t instance_;  // tells a thread's cached block of another server apart
+  std::atomic<std::uint64_t> slow_nanos_{0};  // 0 until set: every command checks them all
   mutable std::mutex mu_;         // blocks_ membership
   std::vector<std::unique_ptr<Block>> blocks_;
 };
+
+inline constinit thread_local CommandStats::CachedBlock CommandStats::t_cached_block_{};
+
+inline void CommandStats::Record(std::uint16_t id, std::uint64_t nanos, bool failed,
+                                 bool histogram) {
+  Slot& s = Mine().slots[id];
+  Bump(s.calls, 1);
+  Bump(s.nanos, nanos);
+  if (failed) Bump(s.failed, 1);
+  if (!histogram) return;
+  Histogram* h = s.histogram.load(std::memory_order_relaxed);  // written by this thread only
+  if (h == nullptr) [[unlikely]]
+    h = NewHistogram(s.histogram);
+  Bump((*h)[static_cast<std::size_t>(BucketOf(nanos))], 1);
+}
+
+// The smallest run time that SLOWLOG (slowlog-log-slower-than, us; negative: off) or the
+// LATENCY monitor (latency-monitor-threshold, ms; 0: off) records, in nanoseconds (UINT64_MAX:
+// neither). floor(n / 1000) >= us exactly when n >= us * 1000, and likewise for ms.
+inline std::uint64_t RecordSlowNanos(std::int64_t slowlog_us, std::int64_t latency_ms) {
+  constexpr std::uint64_t kNever = UINT64_MAX;
+  auto scaled = [](std::int64_t v, std::uint64_t unit) {
+    const auto u = static_cast<std::uint64_t>(v);
+    return u > kNever / unit ? kNever : u * unit;
+  };
+  std::uint64_t t = kNever;
+  if (slowlog_us >= 0) t = std::min(t, scaled(slowlog_us, 1000));
+  if (latency_ms > 0) t = std::min(t, scaled(latency_ms, 1'000'000));
+  return t;
+}
 
 // Command durations: steady_clock nanoseconds (on Linux, CLOCK_MONOTONIC: called directly,
 // without libstdc++'s out-of-line wrapper around it).
@@ -142,7 +212,8 @@ struct CommandTimer {
   std::int64_t start;
 };
 // After a command ran: commandstats, latency, slowlog. `reply_start`: the size of the reply
-// buffer before the handler ran (an error reply there is a failed call).
+// buffer before the handler ran (an error reply there is a failed call). Out of line (the
+// script thread); Dispatch uses the inline RecordCall (metrics/command_record.h).
 void RecordCommandCall(const CommandSpec& spec, CommandContext& ctx, const CommandTimer& timer,
                        std::size_t reply_start);
 void RecordCommandRejected(const CommandSpec& spec, CommandContext& ctx);
