@@ -38,7 +38,8 @@ OpStatus OpPersist(const KeyRef& k, const OpEnv& env) {
 OpStatus OpDelIf(const KeyRef& k, ValueCond cond, std::string_view arg, const OpEnv& env) {
   // Peek, touched below only when the key stays: a deleted key has no idle time to keep
   // (the release of a lock, the common case, skips the access clock).
-  Object* o = k.shard->Peek(k.key, k.hash, env.now.mono_ms);
+  HandleTable::Slot* slot;
+  Object* o = k.shard->PeekSlot(k.key, k.hash, env.now.mono_ms, &slot);
   if (o == nullptr) return OpStatus::kNoKey;
   if (cond != ValueCond::kNone && o->is_container()) {
     k.shard->Touch(o);
@@ -58,7 +59,7 @@ OpStatus OpDelIf(const KeyRef& k, ValueCond cond, std::string_view arg, const Op
     case CondResult::kMet:
       break;
   }
-  k.shard->Erase(o, k.hash);
+  k.shard->EraseFound(slot, o, k.hash);  // nothing changed the shard since the lookup
   return OpStatus::kOk;
 }
 

@@ -39,7 +39,9 @@ void Shard::Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash, b
   if (events_ != nullptr) events_->OnModified(*this, KeyEvent{kind, o->key(), hash, o, created});
 }
 
-Object* Shard::Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+Object* Shard::PeekSlot(std::string_view key, std::uint64_t hash, std::int64_t now_ms,
+                        HandleTable::Slot** found) {
+  *found = nullptr;
   HandleTable::Slot* slot = set_.Find(key, hash, [this](std::uint32_t h) { return At(h)->key(); });
   if (slot == nullptr) return nullptr;
   Object* o = At(slot->handle);
@@ -49,6 +51,7 @@ Object* Shard::Peek(std::string_view key, std::uint64_t hash, std::int64_t now_m
     Unschedule(o);
     return OnExpired(o, hash);
   }
+  *found = slot;
   return o;
 }
 

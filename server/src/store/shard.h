@@ -91,7 +91,21 @@ class Shard {
   void Touch(Object* o) const { o->Touch(access_clock_.load(std::memory_order_relaxed)); }
   // Find without the touch: Redis's LOOKUP_NOTOUCH (EXISTS, TYPE, TTL and its kin, OBJECT,
   // DEBUG OBJECT, SCAN, WATCH, LOCK.INFO) and internal lookups.
-  Object* Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
+  Object* Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+    HandleTable::Slot* slot;
+    return PeekSlot(key, hash, now_ms, &slot);
+  }
+  // Peek that also gives the index slot of the object returned, for EraseFound (a
+  // compare-and-delete erases without probing the index again); nullptr when the object is
+  // a waiter's grant made by this lookup's lazy expiry.
+  Object* PeekSlot(std::string_view key, std::uint64_t hash, std::int64_t now_ms,
+                   HandleTable::Slot** slot);
+  // Erase of an object PeekSlot returned, with no change to this shard in between.
+  void EraseFound(HandleTable::Slot* slot, Object* o, std::uint64_t hash) {
+    if (slot == nullptr) return Erase(o, hash);
+    set_.EraseSlot(slot);
+    OnDeleted(o, hash);
+  }
 
   // The access clock's current reading (Object::ClockAt), for OBJECT IDLETIME.
   std::uint32_t access_clock() const { return access_clock_.load(std::memory_order_relaxed); }
