@@ -14,7 +14,9 @@ Under callgrind the server is ~50x slower, so pipelines are served in larger bat
 natively: compare binaries with this script only, not with native CPU time.
 
     python3 bench/instr_per_request.py --latchd A/server/latchd --latchd B/server/latchd \
-        [--loadgen build/bench/latch_loadgen] [--rounds 1] [--filter GET]
+        [--loadgen build/bench/latch_loadgen] [--rounds 1] [--filter GET] [--out DIR]
+
+--out (default /tmp/latch-instr) keeps two engineers' concurrent runs apart.
 
 Prints one row per workload and binary: instructions per request.
 """
@@ -136,12 +138,15 @@ def measure(args, latchd, name, prep, run):
 
 
 def main():
+    global OUT
     ap = argparse.ArgumentParser()
     ap.add_argument("--latchd", action="append", required=True, help="a latchd binary (repeat)")
     ap.add_argument("--loadgen", default="/work/bench-before/build-bench-release/bench/latch_loadgen")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--filter", default="")
+    ap.add_argument("--out", default=OUT, help="directory for the callgrind dumps")
     args = ap.parse_args()
+    OUT = args.out
     os.makedirs(OUT, exist_ok=True)
     print("| workload | binary | instructions/request |")
     print("|---|---|---:|")

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "store/key_ops.h"
 #include "store/object.h"
 #include "store/shard.h"
 
@@ -181,6 +182,27 @@ TEST(ShardAccessClock, FarDeadlinesExpireExactlyAndLeaveWithTheirKey) {
   EXPECT_EQ(s.ExpireDue(far + 100, 100), 0u);  // it left the wheel with its old deadline
   EXPECT_EQ(s.ExpireDue(LLONG_MAX - 7, 100), 1u);
   EXPECT_EQ(s.expires(), 0u);
+}
+
+// A compare-and-delete looks its key up without touching it and touches only a key it
+// keeps: a refused release is an access (Redis's script GET), a done one leaves no key.
+TEST(ShardAccessClock, CompareAndDeleteTouchesOnlyAKeyItKeeps) {
+  Shard s(0, kHeaderT0);
+  std::int64_t now = kHeaderT0;
+  PutKey(s, "lk", now, Expiry::At(now + 600'000));
+  now += 4'000;
+  s.TickAccessClock(now);
+  const KeyRef k{"lk", HashKey("lk"), &s};
+  const OpEnv env{TimeSnapshot{now, now, now * 1000}};
+  EXPECT_EQ(s.Peek("lk", k.hash, now)->IdleSeconds(s.access_clock()), 4u);
+  EXPECT_EQ(OpDelIf(k, ValueCond::kIfEq, "someone else", env), OpStatus::kNotMet);
+  EXPECT_EQ(s.Peek("lk", k.hash, now)->IdleSeconds(s.access_clock()), 0u);
+  s.TickAccessClock(now + 2'000);
+  EXPECT_EQ(OpDelIf(k, ValueCond::kIfDeq, "not-a-digest", env), OpStatus::kBadDigest);
+  EXPECT_EQ(s.Peek("lk", k.hash, now)->IdleSeconds(s.access_clock()), 0u);
+  EXPECT_EQ(OpDelIf(k, ValueCond::kIfEq, "v", env), OpStatus::kOk);  // PutKey's value
+  EXPECT_EQ(s.Peek("lk", k.hash, now), nullptr);
+  EXPECT_EQ(OpDelIf(k, ValueCond::kIfEq, "v", env), OpStatus::kNoKey);
 }
 
 }  // namespace

@@ -348,6 +348,10 @@ void Connection::OnWrite(const boost::system::error_code& ec, std::size_t n) {
 
 // Runs the complete requests in the read buffer, replies appended to out_, while the
 // client's pending output stays under the pause mark (a write may be under way).
+// The pause mark, the yield after kYieldOutput and sealing are all crossings of out_'s size
+// (nothing else changes the pending output during a pass but a seal, which leaves it
+// equal), so a command whose reply leaves out_ under the nearest of them (check_at) costs
+// one compare; only with an output limit configured does every command run the checks.
 Connection::InputState Connection::ProcessInput() {
   if (rbuf_.size() == 0) return InputState::kDone;  // the pump after a write, mostly
   const CommandBatch batch;  // one clock read per command for INFO commandstats
@@ -355,13 +359,21 @@ Connection::InputState Connection::ProcessInput() {
   const std::size_t soft = state_.obuf_soft.load(std::memory_order_relaxed);
   const std::size_t pause_at = std::max<std::size_t>({kPauseOutput, hard, soft});
   const bool limited = hard != 0 || soft != 0;  // else no per-command limit check
-  std::size_t produced = 0;  // reply bytes of this pass
+  std::size_t produced = 0;            // reply bytes of this pass, counted up to out_mark
+  std::size_t out_mark = out_.size();  // out_'s size when produced was last counted
+  std::size_t check_at = 0;            // out_'s size at which the checks run again
   int commands = 0;
   while (rbuf_.size() > 0 && !session_.close_after_reply && !blocked_ && !closed_) {
-    if (PendingOutput() >= pause_at) return InputState::kPaused;
-    if (commands == kYieldCommands || produced >= kYieldOutput) {
-      return InputState::kYielded;
+    if (out_.size() >= check_at) {
+      produced += out_.size() - out_mark;
+      out_mark = out_.size();
+      if (PendingOutput() >= pause_at) return InputState::kPaused;
+      if (produced >= kYieldOutput) return InputState::kYielded;
+      // Under the pause mark now (PendingOutput() < pause_at), so no underflow.
+      const std::size_t fixed = PendingOutput() - out_.size();
+      check_at = std::min({kSealAbove, pause_at - fixed, out_.size() + kYieldOutput - produced});
     }
+    if (commands == kYieldCommands) return InputState::kYielded;
     if (parser_authenticated_ != session_.authenticated) UpdateParserLimits();
     switch (parser_.Parse(std::string_view(rbuf_.data(), rbuf_.size()))) {
       case protocol::RequestParser::Result::kNeedMore:
@@ -370,14 +382,17 @@ Connection::InputState Connection::ProcessInput() {
         rbuf_.Consume(parser_.consumed());
         break;
       case protocol::RequestParser::Result::kCommand: {
-        const std::size_t before = out_.size();
         Execute(parser_.args());
         rbuf_.Consume(parser_.consumed());
         ++commands;
-        produced += out_.size() - before;
-        SealIfLarge();
-        if (limited && produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) {
-          return InputState::kDone;
+        if (limited || out_.size() >= check_at) [[unlikely]] {
+          produced += out_.size() - out_mark;
+          SealIfLarge();
+          out_mark = out_.size();
+          check_at = 0;  // the pause and yield checks before the next command
+          if (limited && produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) {
+            return InputState::kDone;
+          }
         }
         break;
       }

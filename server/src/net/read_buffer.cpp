@@ -40,8 +40,6 @@ void ReadBuffer::Commit(std::size_t n) {
 
 // Offsets are not reset here: a read may be under way into the space after end_ (a parked
 // client keeps reading); PrepareRead resets them.
-void ReadBuffer::Consume(std::size_t n) { start_ += n; }
-
 void ReadBuffer::Release() {
   if (start_ != end_) return;
   std::free(data_);

@@ -36,7 +36,7 @@ class ReadBuffer {
   // `n` bytes were read into the span PrepareRead returned.
   void Commit(std::size_t n);
   // The first `n` unconsumed bytes were used.
-  void Consume(std::size_t n);
+  void Consume(std::size_t n) { start_ += n; }  // inline: once per request
   // Frees the memory of an empty buffer (the next PrepareRead takes a fresh chunk).
   void Release();
 

@@ -36,13 +36,21 @@ OpStatus OpPersist(const KeyRef& k, const OpEnv& env) {
 }
 
 OpStatus OpDelIf(const KeyRef& k, ValueCond cond, std::string_view arg, const OpEnv& env) {
-  Object* o = k.shard->Find(k.key, k.hash, env.now.mono_ms);
+  // Peek, touched below only when the key stays: a deleted key has no idle time to keep
+  // (the release of a lock, the common case, skips the access clock).
+  HandleTable::Slot* slot;
+  Object* o = k.shard->PeekSlot(k.key, k.hash, env.now.mono_ms, &slot);
   if (o == nullptr) return OpStatus::kNoKey;
-  if (cond != ValueCond::kNone && o->is_container()) return OpStatus::kWrongType;
+  if (cond != ValueCond::kNone && o->is_container()) {
+    k.shard->Touch(o);
+    return OpStatus::kWrongType;
+  }
   switch (CheckValueCond(cond, arg, o->value())) {
     case CondResult::kBadDigest:
+      k.shard->Touch(o);
       return OpStatus::kBadDigest;
     case CondResult::kNotMet:
+      k.shard->Touch(o);
       // The compare-and-delete release of the Redis lock idiom, by someone else.
       if (cond == ValueCond::kIfEq && env.lock_stats != nullptr) {
         env.lock_stats->non_owner_releases.fetch_add(1, std::memory_order_relaxed);
@@ -51,7 +59,7 @@ OpStatus OpDelIf(const KeyRef& k, ValueCond cond, std::string_view arg, const Op
     case CondResult::kMet:
       break;
   }
-  k.shard->Erase(o, k.hash);
+  k.shard->EraseFound(slot, o, k.hash);  // nothing changed the shard since the lookup
   return OpStatus::kOk;
 }
 

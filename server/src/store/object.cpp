@@ -17,12 +17,6 @@ Object* Object::Construct(void* mem, std::string_view key, std::string_view valu
   return o;
 }
 
-std::uint64_t Object::token() const {
-  std::uint64_t token = 0;
-  if (has_token()) std::memcpy(&token, reinterpret_cast<const char*>(this + 1), sizeof(token));
-  return token;
-}
-
 void Object::set_deadline(std::int64_t deadline_ms) {
   if (far_deadline()) prev = next = 0;  // the links held the old deadline
   std::uint64_t bits = 0;

@@ -94,8 +94,13 @@ class Object : public TimerNode {
   }
   std::string_view key() const { return {bytes(), key_size()}; }
   std::string_view value() const { return {bytes() + key_size(), val_len_}; }
-  // The fencing token of the LOCK.ACQUIRE grant that created the key, 0 when none.
-  std::uint64_t token() const;
+  // The fencing token of the LOCK.ACQUIRE grant that created the key, 0 when none. Inline:
+  // every removal's key event reads it (the lock metrics).
+  std::uint64_t token() const {
+    std::uint64_t token = 0;
+    if (has_token()) std::memcpy(&token, reinterpret_cast<const char*>(this + 1), sizeof(token));
+    return token;
+  }
   // Monotonic deadline in ms, 0 when the key does not expire.
   std::int64_t expire_at() const {
     const std::uint64_t d = Word() & kDeadlineMask;

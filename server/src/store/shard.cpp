@@ -27,30 +27,21 @@ Object* Shard::NewObject(std::string_view key, std::string_view value, std::uint
   return Object::Construct(mem, key, value, token, access_clock_.load(std::memory_order_relaxed));
 }
 
-void Shard::Schedule(Object* o, std::int64_t deadline_ms) {
-  if (deadline_ms > Object::kMaxPackedDeadline) [[unlikely]] {
-    o->set_deadline(deadline_ms);
-    far_.emplace(deadline_ms, Slab::HandleOf(o));
-    return;
-  }
-  // A deadline already past fires on the next Advance whatever its value; 0 means none.
-  wheel_.Schedule(o, deadline_ms < 1 ? 1 : deadline_ms);
+void Shard::ScheduleFar(Object* o, std::int64_t deadline_ms) {
+  o->set_deadline(deadline_ms);
+  far_.emplace(deadline_ms, Slab::HandleOf(o));
 }
 
-void Shard::Unschedule(Object* o) {
-  if (o->far_deadline()) {
-    far_.erase({o->expire_at(), Slab::HandleOf(o)});
-  } else {
-    wheel_.Cancel(o);
-  }
-}
+void Shard::UnscheduleFar(Object* o) { far_.erase({o->expire_at(), Slab::HandleOf(o)}); }
 
 void Shard::Modified(KeyEvent::Kind kind, const Object* o, std::uint64_t hash, bool created) {
   Publish();
   if (events_ != nullptr) events_->OnModified(*this, KeyEvent{kind, o->key(), hash, o, created});
 }
 
-Object* Shard::Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+Object* Shard::PeekSlot(std::string_view key, std::uint64_t hash, std::int64_t now_ms,
+                        HandleTable::Slot** found) {
+  *found = nullptr;
   HandleTable::Slot* slot = set_.Find(key, hash, [this](std::uint32_t h) { return At(h)->key(); });
   if (slot == nullptr) return nullptr;
   Object* o = At(slot->handle);
@@ -60,6 +51,7 @@ Object* Shard::Peek(std::string_view key, std::uint64_t hash, std::int64_t now_m
     Unschedule(o);
     return OnExpired(o, hash);
   }
+  *found = slot;
   return o;
 }
 

@@ -83,12 +83,29 @@ class Shard {
   // on hold (CLIENT PAUSE): then it reads as missing and stays where it is.
   Object* Find(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
     Object* o = Peek(key, hash, now_ms);
-    if (o != nullptr) o->Touch(access_clock_.load(std::memory_order_relaxed));
+    if (o != nullptr) Touch(o);
     return o;
   }
+  // Find's touch, for a Peek whose command turned out to keep the key (a compare-and-delete
+  // whose condition failed).
+  void Touch(Object* o) const { o->Touch(access_clock_.load(std::memory_order_relaxed)); }
   // Find without the touch: Redis's LOOKUP_NOTOUCH (EXISTS, TYPE, TTL and its kin, OBJECT,
   // DEBUG OBJECT, SCAN, WATCH, LOCK.INFO) and internal lookups.
-  Object* Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms);
+  Object* Peek(std::string_view key, std::uint64_t hash, std::int64_t now_ms) {
+    HandleTable::Slot* slot;
+    return PeekSlot(key, hash, now_ms, &slot);
+  }
+  // Peek that also gives the index slot of the object returned, for EraseFound (a
+  // compare-and-delete erases without probing the index again); nullptr when the object is
+  // a waiter's grant made by this lookup's lazy expiry.
+  Object* PeekSlot(std::string_view key, std::uint64_t hash, std::int64_t now_ms,
+                   HandleTable::Slot** slot);
+  // Erase of an object PeekSlot returned, with no change to this shard in between.
+  void EraseFound(HandleTable::Slot* slot, Object* o, std::uint64_t hash) {
+    if (slot == nullptr) return Erase(o, hash);
+    set_.EraseSlot(slot);
+    OnDeleted(o, hash);
+  }
 
   // The access clock's current reading (Object::ClockAt), for OBJECT IDLETIME.
   std::uint32_t access_clock() const { return access_clock_.load(std::memory_order_relaxed); }
@@ -176,8 +193,18 @@ class Shard {
   // expiry structures: deadlines within the packed range go on the wheel, farther ones
   // (object.h) on far_. Unschedule leaves the deadline readable (an expired key's event
   // reports it).
-  void Schedule(Object* o, std::int64_t deadline_ms);
-  void Unschedule(Object* o);
+  // Inline: every write with a TTL and every removal passes here; far_ is the rare case.
+  void Schedule(Object* o, std::int64_t deadline_ms) {
+    if (deadline_ms > Object::kMaxPackedDeadline) [[unlikely]] return ScheduleFar(o, deadline_ms);
+    // A deadline already past fires on the next Advance whatever its value; 0 means none.
+    wheel_.Schedule(o, deadline_ms < 1 ? 1 : deadline_ms);
+  }
+  void Unschedule(Object* o) {
+    if (o->far_deadline()) [[unlikely]] return UnscheduleFar(o);
+    wheel_.Cancel(o);
+  }
+  void ScheduleFar(Object* o, std::int64_t deadline_ms);
+  void UnscheduleFar(Object* o);
   void ClearDeadline(Object* o) {
     Unschedule(o);
     o->set_deadline(0);
