@@ -1,0 +1,79 @@
+// The replies that reach a connection outside its read-execute-write cycle: a parked
+// command's (LOCK.ACQUIRE ... WAIT, a script on the script thread) grant or timeout, pub/sub
+// pushes, and the journal's go-ahead under appendfsync always. Each appends to the buffer
+// being filled (never the one being written) and pumps.
+#include <spdlog/logger.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <utility>
+
+#include "journal/journal.h"
+#include "journal/server_hooks.h"
+#include "net/connection.h"
+#include "net/worker.h"
+#include "pubsub/subscriber.h"
+
+namespace latch {
+
+std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
+  std::weak_ptr<Connection> weak = weak_from_this();
+  auto& ctx = worker_.context();
+  session_.info->blocked.store(true, std::memory_order_relaxed);  // CLIENT LIST flag b
+  blocked_ = std::make_shared<BlockedClient>([weak, &ctx](BlockedClient::Writer write) {
+    boost::asio::post(ctx, [weak, write = std::move(write)] {
+      if (auto self = weak.lock()) self->Unblock(write);
+    });
+  });
+  if (timeout_ms > 0) {
+    block_timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+    block_timer_.async_wait(
+        [weak, b = std::weak_ptr<BlockedClient>(blocked_)](const boost::system::error_code& ec) {
+          auto self = weak.lock();
+          auto blocked = b.lock();
+          if (ec || !self || !blocked || self->blocked_ != blocked) return;
+          if (!blocked->TryAbandon()) return;  // a grant won the race; its Unblock is queued
+          if (blocked->on_abandon) blocked->on_abandon();
+          self->Unblock(blocked->on_timeout);
+        });
+  }
+  return blocked_;
+}
+
+void Connection::Unblock(const BlockedClient::Writer& write) {
+  if (closed_ || !blocked_) return;
+  session_.info->blocked.store(false, std::memory_order_relaxed);
+  blocked_.reset();
+  block_timer_.cancel();
+  // A lock handed to this client was journaled by the releasing thread: wait for all so far.
+  if (write) journal_seq_ = std::max(journal_seq_, journal::AppendedSeq(state_));
+  if (write) write(writer_);
+  SealIfLarge();
+  if (CloseIfOverOutputLimit(kReadClock)) return;
+  SafePump();
+}
+
+void Connection::DeliverPushes() {
+  if (closed_ || !session_.subscriber) return;
+  const bool overflowed = session_.subscriber->Drain(&out_);
+  SealIfLarge();
+  if (CloseIfOverOutputLimit(kReadClock)) return;
+  if (overflowed) {
+    // The mailbox reached the pubsub hard limit before this thread could drain it.
+    state_.log->warn("Client id={} closed for overcoming of output buffer limits (pubsub).",
+                     session_.info->id);
+    Close();
+    return;
+  }
+  SafePump();
+}
+
+bool Connection::HoldForJournal() {
+  const std::uint64_t seq = std::exchange(journal_seq_, 0);
+  return journal::HoldUntilDurable(state_, seq, worker_.context(), [self = shared_from_this()] {
+    if (self->closed_) return;
+    self->StartWrite();
+  });
+}
+
+}  // namespace latch
