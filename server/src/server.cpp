@@ -89,6 +89,7 @@ class ServerImpl {
     std::string bind, rest_bind, unixsocket;
     int port, metrics_port, rest_port, tls_port, unixsocketperm;
     bool journal_to_load;
+    std::int64_t restart_delay;
     {
       std::lock_guard olock(state_.options_mu);
       tls_port = state_.options.tls_port;
@@ -102,6 +103,7 @@ class ServerImpl {
       unixsocket = state_.options.unixsocket;
       unixsocketperm = state_.options.unixsocketperm;
       journal_to_load = state_.options.appendonly;
+      restart_delay = state_.options.lock_restart_delay;
     }
     // A server can be started again after stop(): run what an earlier run left queued
     // (a SHUTDOWN's close that came after the accept thread ended) before the new listener
@@ -109,6 +111,13 @@ class ServerImpl {
     accept_ctx_.restart();
     accept_ctx_.poll();
     accept_ctx_.restart();
+    // lock-restart-delay is armed before anything listens. It once was armed after the journal
+    // load, while a server without a journal already served: a client that connected in that
+    // gap was granted a key that the killed process had leased 318 ms before (the chaos test's
+    // overlap). Counting from here is enough: every lease of the previous process was granted
+    // before it died, so before this start.
+    state_.grants_held_until_mono_ms.store(
+        restart_delay > 0 ? state_.clock->MonoMs() + restart_delay : 0);
     if (state_.scripting) state_.scripting->ResetShutdown();  // no worker runs yet
     // As Redis: with a TLS port, port 0 means no plain listener (an embedded server asks for
     // a free TLS port with tls_port -1, and keeps port 0's meaning of a free plain port).

@@ -88,9 +88,6 @@ void Persistence::StartJournal() {
     incr_sizes_ = earlier;
     Open(fd, size, o);
   }
-  // lock-restart-delay counts from the moment the server can serve (after the load).
-  state_.grants_held_until_mono_ms.store(
-      o.lock_restart_delay > 0 ? state_.clock->MonoMs() + o.lock_restart_delay : 0);
 }
 
 // dir is the working directory (latchd chdirs there at start, as Redis); empty = the current
