@@ -68,3 +68,26 @@ TEST(RestartDelayTest, NoGrantFromTheFirstConnectionOfAStart) {
 
 }  // namespace
 }  // namespace latch::test
+
+namespace latch::test {
+namespace {
+
+// Every command that creates a key only where none is (a grant) is held back, whatever its
+// spelling; plain writes, reads and the release of an existing key are not.
+TEST(RestartDelayTest, EveryConditionalCreationIsHeldBack) {
+  LatchdChild server({"--lock-restart-delay", "60000"});
+  ASSERT_TRUE(server.Start()) << server.Log();
+  RawConnection c(server.port());
+  EXPECT_EQ(c.Command("SET", "a", "v", "NX", "PX", "1000"), "$-1\r\n");
+  EXPECT_EQ(c.Command("SETNX", "a", "v"), ":0\r\n");
+  EXPECT_EQ(c.Command("MSETNX", "a", "v", "b", "w"), ":0\r\n");
+  EXPECT_EQ(c.Command("SET", "a", "v", "IFNE", "x", "PX", "1000"), "$-1\r\n");
+  EXPECT_EQ(c.Command("LOCK.ACQUIRE", "a", "o", "1000"), "$-1\r\n");
+  EXPECT_EQ(c.Command("EXISTS", "a", "b"), ":0\r\n") << "nothing was created";
+  EXPECT_EQ(c.Command("MSET", "a", "1", "b", "2"), "+OK\r\n") << "only grants are held back";
+  EXPECT_EQ(c.Command("SET", "a", "2", "IFNE", "x"), "+OK\r\n") << "an existing key may change";
+  EXPECT_EQ(c.Command("MGET", "a", "b"), "*2\r\n$1\r\n2\r\n$1\r\n2\r\n");
+}
+
+}  // namespace
+}  // namespace latch::test

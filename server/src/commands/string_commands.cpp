@@ -204,19 +204,9 @@ void DecrByCommand(CommandContext& ctx) {
 }
 
 // MSET / MSETNX: every key is set under its shard's lock (held by the dispatcher for all
-// of them at once); like SET, they drop any TTL the keys had.
+// of them at once).
 bool MSetGeneric(CommandContext& ctx, bool nx) {
-  const auto refs = ctx.keys;
-  if (nx) {
-    for (const KeyRef& k : refs) {
-      if (k.shard->Find(k.key, k.hash, ctx.now.mono_ms) != nullptr) return false;
-    }
-  }
-  const store::SetParams plain;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    store::OpSet(refs[i], ctx.arg(2 * i + 2), plain, ctx.env(), nullptr);
-  }
-  return true;
+  return store::OpMSet(ctx.keys, ctx.args.subspan(1), nx, ctx.env());
 }
 
 void MSetCommand(CommandContext& ctx) {

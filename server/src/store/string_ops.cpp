@@ -23,8 +23,9 @@ OpStatus CheckSetCond(const SetParams& p, const Object* o, const OpEnv& env) {
   }
   if (o == nullptr) {
     // IFEQ/IFDEQ never create the key; IFNE/IFDNE do (nothing differs from a missing key).
+    // A creation that depends on the key's absence is a grant: held back by lock-restart-delay.
     const bool creates = p.value_cond == ValueCond::kIfNe || p.value_cond == ValueCond::kIfDne;
-    return creates ? OpStatus::kOk : OpStatus::kNotMet;
+    return creates && !env.grants_held ? OpStatus::kOk : OpStatus::kNotMet;
   }
   switch (CheckValueCond(p.value_cond, p.cond_arg, o->value())) {
     case CondResult::kMet:
@@ -38,6 +39,21 @@ OpStatus CheckSetCond(const SetParams& p, const Object* o, const OpEnv& env) {
 }
 
 }  // namespace
+
+bool OpMSet(std::span<const KeyRef> keys, std::span<const std::string_view> key_value_pairs,
+            bool nx, const OpEnv& env) {
+  if (nx) {
+    if (env.grants_held) return false;  // MSETNX creates keys only if none exists: a grant
+    for (const KeyRef& k : keys) {
+      if (k.shard->Find(k.key, k.hash, env.now.mono_ms) != nullptr) return false;
+    }
+  }
+  const SetParams plain;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    OpSet(keys[i], key_value_pairs[2 * i + 1], plain, env, nullptr);
+  }
+  return true;
+}
 
 OpStatus OpSet(const KeyRef& k, std::string_view value, const SetParams& p, const OpEnv& env,
                SetResult* result) {

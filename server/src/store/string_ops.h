@@ -2,6 +2,7 @@
 // The string family's Op layer: SET (every flag), INCRBY, GETDEL. The caller holds the
 // key's shard lock.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,12 @@ struct SetResult {
 // A SET NX with a TTL is the Redis lock idiom: it counts as a grant or a contended acquire.
 OpStatus OpSet(const KeyRef& k, std::string_view value, const SetParams& p, const OpEnv& env,
                SetResult* result);
+
+// MSET (nx false) and MSETNX (nx true): every key of `keys` gets the value that follows it in
+// `key_value_pairs` (key, value, key, value, ...), dropping any TTL, as SET does. With nx,
+// nothing is written when any key exists or lock-restart-delay is running. True when written.
+bool OpMSet(std::span<const KeyRef> keys, std::span<const std::string_view> key_value_pairs,
+            bool nx, const OpEnv& env);
 
 // Adds delta to the integer value (a missing key is 0), keeping the TTL. kOk with *out set,
 // kNotInteger or kOverflow.
