@@ -38,6 +38,25 @@ endif()
 latch_require(LUA51_CJSON_FOUND "lua-cjson-dev" "lua-cjson for Lua 5.1 (pkg-config lua5.1-cjson)")
 latch_require(LUA51_BITOP_FOUND "lua-bitop-dev" "LuaBitOp for Lua 5.1 (pkg-config lua5.1-bitop)")
 
+# libraft (the C Raft library under dqlite, 0.15 in Debian 12) and libuv, its I/O, for
+# latch_cluster (issue 23, docs/CLUSTER.md). LATCH_CLUSTER defaults to on when both are found
+# (decided at the first configure: installing them later needs -DLATCH_CLUSTER=ON); turned on
+# without them, configuration stops with the packages to install.
+if(PkgConfig_FOUND)
+  pkg_check_modules(RAFT QUIET IMPORTED_TARGET raft>=0.15)
+  pkg_check_modules(LIBUV QUIET IMPORTED_TARGET libuv)
+endif()
+if(RAFT_FOUND AND LIBUV_FOUND)
+  set(LATCH_CLUSTER_DEFAULT ON)
+else()
+  set(LATCH_CLUSTER_DEFAULT OFF)
+endif()
+option(LATCH_CLUSTER "Build latch_cluster (Raft on libraft and libuv)" ${LATCH_CLUSTER_DEFAULT})
+if(LATCH_CLUSTER)
+  latch_require(RAFT_FOUND "libraft-dev" "libraft 0.15 or later (pkg-config raft)")
+  latch_require(LIBUV_FOUND "libuv1-dev" "libuv (pkg-config libuv)")
+endif()
+
 # libpq for the reservation demo (demo/reservation). Optional: without it the demo is skipped,
 # the rest of latch builds. Its tests also need a PostgreSQL server's binaries (initdb,
 # postgres), found here and checked when the tests run.

@@ -1,0 +1,92 @@
+#pragma once
+// RaftNode's libraft side (raft_loop.cpp): the objects its thread owns, the queue other
+// threads fill and the copy of the state they read (raft_node.cpp). Internal to
+// latch_cluster: this header brings in raft.h and uv.h, which raft_node.h keeps out.
+#include <uv.h>
+
+// libraft 0.15's headers declare C functions without extern "C" guards of their own.
+extern "C" {
+#include <raft.h>
+#include <raft/uv.h>
+}
+
+#include <chrono>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "cluster/raft_node.h"
+
+namespace latch::cluster {
+
+struct RaftNode::Loop {
+  using Clock = std::chrono::steady_clock;
+
+  // A request from another thread, waiting for the loop thread.
+  struct Queued {
+    bool barrier;
+    std::string payload;
+    Done done;
+  };
+  // A request handed to libraft; deleted in its callback. `start`: when it was appended,
+  // before any AppendEntries carrying it left (the lease counts from there).
+  struct ApplyReq {
+    struct raft_apply req;
+    Loop* loop;
+    Done done;
+    raft_term term;
+    Clock::time_point start;
+  };
+  struct BarrierReq {
+    struct raft_barrier req;
+    Loop* loop;
+    Done done;
+    raft_term term;
+    Clock::time_point start;
+    bool election;  // the barrier a new leader proposes to commit an entry of its term
+  };
+
+  Loop(RaftNodeOptions o, StateMachine& m) : options(std::move(o)), sm(m) {}
+
+  void Open();
+  void Run();
+  void Drain();
+  void SubmitApply(std::string payload, Done done);
+  void SubmitBarrier(Done done, bool election);
+  void Committed(raft_term term, Clock::time_point start);
+  void AfterIteration();
+  void Publish();
+
+  static int FsmApply(raft_fsm* fsm, const raft_buffer* buf, void** result);
+  static int FsmSnapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs);
+  static int FsmRestore(raft_fsm* fsm, raft_buffer* buf);
+  static void ApplyDone(struct raft_apply* req, int status, void* result);
+  static void BarrierDone(struct raft_barrier* req, int status);
+
+  RaftNodeOptions options;
+  StateMachine& sm;
+  uv_loop_t uv{};
+  uv_async_t wake{};
+  uv_check_t check{};
+  raft_uv_transport transport{};
+  raft_io io{};
+  raft_fsm fsm{};
+  struct raft raft {};
+  std::thread thread;
+
+  std::mutex mu;  // guards the four fields below, shared with other threads
+  std::deque<Queued> queue;
+  bool stop_requested = false;
+  NodeStatus status;
+  Clock::time_point lease_until{};
+
+  // Loop thread only.
+  bool closing = false;
+  raft_term barrier_term = 0;  // the term whose election barrier was proposed
+  raft_term ready_term = 0;    // the term whose election barrier was applied
+  Clock::time_point lease{};   // published as lease_until
+};
+
+}  // namespace latch::cluster

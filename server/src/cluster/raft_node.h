@@ -1,0 +1,141 @@
+#pragma once
+// One member of a Raft cluster, on Debian's libraft (0.15, C) with its libuv I/O: the log and
+// snapshots on disk in `dir`, the peers over TCP. latch does not implement Raft itself.
+//
+// Threads: libraft is single-threaded. A RaftNode runs its own thread with a libuv loop that
+// owns every libraft object; all libraft calls happen there. Other threads talk to it through
+// a queue and a uv_async_t (Propose, Barrier, Stop) and read a copy of its state (Status),
+// refreshed after every loop iteration. libuv's thread pool writes the log (O_DSYNC).
+//
+// Entries: the payload given to Propose, framed by this wrapper with the term it was proposed
+// in and padded to a multiple of 8 bytes (libraft's FSM apply callback gets neither the term
+// nor the index, and its log format needs the padding; docs/CLUSTER.md, "libraft facts").
+// Each committed entry reaches StateMachine::Apply on every node, in log order, with its
+// (term, index) and the payload as proposed.
+//
+// libraft and libuv headers stay out of this one: users include neither.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace latch::cluster {
+
+struct Peer {
+  std::uint64_t id = 0;  // > 0, unique in the cluster
+  std::string address;   // "IPv4:port", where the peer's Raft transport listens
+};
+
+// A log position. Strictly increasing in the log; a term only ever has one leader.
+struct EntryId {
+  std::uint64_t term = 0;
+  std::uint64_t index = 0;
+  friend bool operator==(const EntryId&, const EntryId&) = default;
+};
+
+struct RaftNodeOptions {
+  std::uint64_t id = 0;
+  std::string address;        // this node's Raft address, "IPv4:port"
+  std::vector<Peer> peers;    // first membership (this node included); used only when
+                              // `dir` holds no Raft state yet (bootstrap)
+  std::filesystem::path dir;  // must exist; libraft's segments, metadata and snapshots
+  std::chrono::milliseconds election_timeout{1000};   // libraft randomises it in [1x, 2x)
+  std::chrono::milliseconds heartbeat_interval{100};  // also libraft's tick period
+  unsigned snapshot_threshold = 1024;  // entries applied since the last snapshot to take one
+  unsigned snapshot_trailing = 128;    // entries kept in the log behind a snapshot
+  // How long the leader waits for a follower to report a snapshot it sent installed before
+  // it probes that follower again. Also how long a follower that came back with a shorter
+  // log than the leader last saw (a wiped directory) waits after installing the snapshot:
+  // libraft ignores its rejections until then (docs/CLUSTER.md, "libraft facts").
+  std::chrono::milliseconds install_snapshot_timeout{30000};  // libraft's default
+};
+
+// The replicated state. Every method runs on the node's thread (never two at once), and must
+// not block for long: heartbeats wait behind it.
+class StateMachine {
+ public:
+  virtual ~StateMachine() = default;
+  // A committed entry, in log order. The same (id, payload) sequence on every node.
+  virtual void Apply(EntryId id, std::string_view payload) = 0;
+  // The state after every entry applied so far, as bytes (kept by libraft as a snapshot).
+  virtual std::string Snapshot() = 0;
+  // Replaces the state by a snapshot's bytes (at start-up, or from the leader when this node
+  // is too far behind). False: unreadable, and the state must be left as it was; at start-up
+  // the RaftNode constructor then throws, from the leader the snapshot is refused.
+  virtual bool Restore(std::string_view snapshot) = 0;
+};
+
+enum class ProposeStatus {
+  kOk,
+  kNotLeader,       // not the leader (or handing leadership over): nothing was appended
+  kLeadershipLost,  // appended, then leadership was lost: it may or may not commit later
+  kShutdown,        // the node is stopping
+  kFailed,          // libraft refused (message in ProposeResult::error)
+};
+
+struct ProposeResult {
+  ProposeStatus status = ProposeStatus::kFailed;
+  EntryId id;         // kOk: where the entry was committed (and, here, applied)
+  std::string error;  // libraft's message when not kOk
+};
+
+struct NodeStatus {
+  enum class Role { kUnavailable, kFollower, kCandidate, kLeader };
+  Role role = Role::kUnavailable;
+  std::uint64_t term = 0;
+  std::uint64_t leader_id = 0;  // 0: no leader known
+  std::string leader_address;
+  // The leader has committed and applied an entry of its own term (the barrier it proposes
+  // on election): everything committed before it is applied here. Only then may it serve.
+  bool leader_ready = false;
+  std::uint64_t commit_index = 0;
+  std::uint64_t applied_index = 0;
+  std::uint64_t last_index = 0;      // last entry in this node's log
+  std::uint64_t snapshot_index = 0;  // last entry of the last snapshot taken or installed
+};
+
+class RaftNode {
+ public:
+  using Done = std::function<void(const ProposeResult&)>;
+
+  // Opens `options.dir` (bootstrapping it with `options.peers` when it holds no Raft state),
+  // starts the node's thread and returns once libraft runs. Throws std::runtime_error with
+  // libraft's message when it cannot start (bad directory, port in use, ...). `fsm` must
+  // outlive the node.
+  RaftNode(RaftNodeOptions options, StateMachine& fsm);
+  // Stop().
+  ~RaftNode();
+  RaftNode(const RaftNode&) = delete;
+  RaftNode& operator=(const RaftNode&) = delete;
+
+  // Appends `payload` to the log if this node is the leader. `done` runs on the node's thread
+  // once the entry is committed and applied here (kOk with its id), or when it failed. Any
+  // thread; the order of calls is the order in the log.
+  void Propose(std::string payload, Done done);
+  std::future<ProposeResult> Propose(std::string payload);
+  // Appends a barrier (an entry the state machine never sees): `done` runs once it and
+  // everything before it are committed and applied. A leader's ReadIndex round trip.
+  void Barrier(Done done);
+
+  // A copy of the node's state after its last loop iteration. Any thread.
+  NodeStatus Status() const;
+  // Until when this leader may answer reads alone (its lease, from the start of its last
+  // committed round trip; docs/CLUSTER.md argues the bound). A time point in the past when
+  // it holds none.
+  std::chrono::steady_clock::time_point LeaseUntil() const;
+
+  // Closes libraft (pending proposals end with kLeadershipLost or kShutdown), its sockets
+  // and files, and joins the thread. Idempotent.
+  void Stop();
+
+ private:
+  struct Loop;
+  std::unique_ptr<Loop> loop_;
+};
+
+}  // namespace latch::cluster
