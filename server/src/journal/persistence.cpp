@@ -88,6 +88,21 @@ void Persistence::StartJournal() {
     incr_sizes_ = earlier;
     Open(fd, size, o);
   }
+  StartTokenFloor(o);
+}
+
+void Persistence::StartTokenFloor(const Options& o) {
+  if (floor_ || (!o.appendonly && o.lock_restart_delay <= 0)) return;
+  auto floor = std::make_unique<TokenFloor>(state_.locks.tokens(), TokenFloorPath(),
+                                            [this] { return state_.clock->Now().wall_us; });
+  floor->Start();
+  floor_ = std::move(floor);
+  floor_live_.store(floor_.get(), std::memory_order_release);
+}
+
+std::string Persistence::TokenFloorPath() const {
+  const std::string name(kTokenFloorFile);
+  return start_dir_.empty() ? name : start_dir_ + "/" + name;
 }
 
 // dir is the working directory (latchd chdirs there at start, as Redis); empty = the current
@@ -121,7 +136,7 @@ void Persistence::OpenNew() {
 
 void Persistence::Stop() {
   std::lock_guard toggle(toggle_mu_);
-  CloseJournal();
+  CloseJournal();  // the token floor runs on: a start() after stop() continues with it
 }
 
 void Persistence::CloseJournal() {
@@ -312,6 +327,7 @@ void Persistence::AppendInfo(std::string* s) const {
     line("aof_pending_bio_fsync", static_cast<std::int64_t>(j->pending_fsyncs()));
     line("aof_delayed_fsync", 0);
   }
+  if (const TokenFloor* floor = token_floor()) floor->AppendInfo(s);
 }
 
 }  // namespace latch::journal
