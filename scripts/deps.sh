@@ -44,6 +44,7 @@ TEST_PACKAGES=(
   clang-14 libclang-rt-14-dev
   dpkg-dev file
   openssl
+  faketime
   ninja-build
 )
 

@@ -170,6 +170,10 @@ struct ServerState {
   std::atomic<std::size_t> script_busy_thread{0};
   // The journal, its loader and rewrite (journal/persistence.h); set by the server.
   std::shared_ptr<journal::Persistence> persistence;
+  // The errno of the journal's last failed write or fdatasync, 0 when the last one worked:
+  // while it is set, writes are refused with -MISCONF (Redis's writeCommandsDeniedByDiskError;
+  // commands/command_table.cpp).
+  std::atomic<int> journal_write_errno{0};
   // True while the journal is loaded at start: commands get -LOADING (journal/loading.h).
   std::atomic<bool> loading{false};
   // lock-restart-delay: no lock is granted before this monotonic time (journal/restart_delay.h).

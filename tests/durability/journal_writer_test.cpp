@@ -8,6 +8,7 @@
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -135,7 +136,6 @@ TEST(JournalWriterTest, ReopenedJournalContinuesNumbersAndClosedOneHoldsNothing)
   EXPECT_EQ(second.Read(), "b\n");
 }
 
-
 // A connection's completion runs on its io_context (the journal posts a batch's completions
 // there together), never before its record is in the file; Close releases what still waits.
 TEST(JournalWriterTest, CompletionsRunOnTheWaitersIoContextAfterTheirRecord) {
@@ -167,6 +167,42 @@ TEST(JournalWriterTest, CompletionsRunOnTheWaitersIoContextAfterTheirRecord) {
   io.join();
   EXPECT_EQ(done.load(), kRecords);
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// Waits (bounded: 5 s) until `cond` holds.
+template <class Cond>
+bool Eventually(Cond cond) {
+  for (int i = 0; i < 500 && !cond(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return cond();
+}
+
+// A write that fails (a full disk: /dev/full) holds the reply under every policy, says why
+// through error_out (the server's -MISCONF) and is retried by the journal thread; once the
+// file takes writes again (a real file dup2'd over the same descriptor) the record is
+// written whole, the error clears and the reply goes.
+TEST(JournalWriterTest, AFailedWriteHoldsItsReplyUntilARetryWritesIt) {
+  for (const FsyncPolicy policy :
+       {FsyncPolicy::kEverysec, FsyncPolicy::kNo, FsyncPolicy::kAlways}) {
+    TempFile file;
+    const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    std::atomic<int> error{0};
+    std::atomic<bool> done{false};
+    Journal j(fd, 0, policy, 0, &error);
+    const std::uint64_t seq = j.Append([](std::string* out) { out->append("held\n"); });
+    EXPECT_TRUE(j.WhenDurable(seq, [&] { done = true; }));
+    EXPECT_TRUE(Eventually([&] { return error.load() == ENOSPC; }));
+    EXPECT_FALSE(j.last_write_ok());
+    EXPECT_EQ(j.buffered_bytes(), 5u);
+    EXPECT_FALSE(done.load()) << "answered before its record was written";
+    ASSERT_EQ(::dup2(file.fd, fd), fd);  // room again
+    EXPECT_TRUE(Eventually([&] { return done.load(); }));
+    EXPECT_EQ(error.load(), 0);
+    EXPECT_TRUE(j.last_write_ok());
+    EXPECT_EQ(file.Read(), "held\n");
+    EXPECT_EQ(j.file_size(), 5u);
+  }
 }
 
 // everysec: a record reaches the file within moments without anyone asking (the writer paces

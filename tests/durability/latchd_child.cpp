@@ -41,9 +41,19 @@ bool LatchdChild::Start(milliseconds timeout) {
                                    "--bind",    "127.0.0.1",    "--dir",
                                    dir_,        "--io-threads", "2"};
   argv.insert(argv.end(), args_.begin(), args_.end());
+  // Built before fork(): the child only calls async-signal-safe functions.
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  env.insert(env.end(), env_.begin(), env_.end());
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // A write past RLIMIT_FSIZE then fails with EFBIG instead of killing latchd (the
+    // disk-full tests lower that limit when they cannot mount a small tmpfs).
+    ::signal(SIGXFSZ, SIG_IGN);
     const int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       ::dup2(fd, 1);
@@ -52,7 +62,7 @@ bool LatchdChild::Start(milliseconds timeout) {
     std::vector<char*> c;
     for (auto& a : argv) c.push_back(a.data());
     c.push_back(nullptr);
-    ::execv(c[0], c.data());
+    ::execve(c[0], c.data(), envp.data());
     ::_exit(127);
   }
   pid_ = pid;
@@ -91,6 +101,20 @@ void LatchdChild::Reap(int signal) {
   }
   exit_status_ = status;
   pid_ = -1;
+}
+
+bool LatchdChild::WaitForExit(milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (pid_ > 0 && std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exit_status_ = status;
+      pid_ = -1;
+      return true;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+  return pid_ <= 0;
 }
 
 void LatchdChild::Kill9() { Reap(SIGKILL); }

@@ -23,6 +23,9 @@ class LatchdChild {
   // Starts latchd and waits until it has loaded its journal (INFO: loading:0). False when it exited
   // or did not answer in time; exit_status() and Log() say why.
   bool Start(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  // After a Start() that returned true: waits (bounded) until the child exits by itself, and
+  // reaps it. False when it is still running then.
+  bool WaitForExit(std::chrono::milliseconds timeout);
   // SIGKILL and reap: the crash.
   void Kill9();
   // SIGTERM and reap (bounded; then SIGKILL).
@@ -32,6 +35,10 @@ class LatchdChild {
   bool running() const { return pid_ > 0; }
   // The directives of the next Start() (a restart with another configuration).
   void set_args(std::vector<std::string> args) { args_ = std::move(args); }
+  // "NAME=value" entries added to the environment of the next Start()s (e.g. libfaketime's
+  // LD_PRELOAD and FAKETIME: a restart under another wall clock).
+  void set_env(std::vector<std::string> env) { env_ = std::move(env); }
+  pid_t pid() const { return pid_; }
   // After Start() returned false because the child exited: its wait status.
   int exit_status() const { return exit_status_; }
 
@@ -45,6 +52,7 @@ class LatchdChild {
   void Reap(int signal);
 
   std::vector<std::string> args_;
+  std::vector<std::string> env_;
   std::string dir_;
   std::string log_path_;
   int port_ = 0;

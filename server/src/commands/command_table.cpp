@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -132,6 +133,27 @@ bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
     return false;
   }
   return ctx.server.OverMaxmemory();
+}
+
+// Redis's writeCommandsDeniedByDiskError: while the journal's last write or fdatasync failed
+// (journal/journal.h), a client's writes are refused, and so are its PING and an EXEC whose
+// queue writes; a script's writes too (its redis.call() comes through here). EXEC's own
+// commands were checked with the EXEC. Nothing is refused while no journal is open.
+bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
+  if (ctx.origin == CommandOrigin::kExec) return false;
+  if (spec.flags & kCmdWrite) return true;
+  if (ctx.origin != CommandOrigin::kClient) return false;
+  if (spec.name == "ping") return true;
+  if (spec.name != "exec" || !ctx.session.in_multi) return false;
+  const CommandTable& table = *ctx.server.commands;
+  return std::any_of(ctx.session.queued.begin(), ctx.session.queued.end(), [&](const auto& cmd) {
+    const CommandSpec* queued = table.FindCommand(cmd);
+    return queued != nullptr && (queued->flags & kCmdWrite);
+  });
+}
+
+std::string DiskErrorReply(int err) {
+  return "MISCONF Errors writing to the AOF file: " + std::string(std::strerror(err));
 }
 
 // Redis 7.0's refusal of a command a RESP2 subscriber may not send.
@@ -287,6 +309,10 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
   }
   if (ctx.server.maxmemory.load(std::memory_order_relaxed) > 0 && RefusedForMemory(*spec, ctx)) {
     return Refuse(*spec, ctx, errors::kOom);
+  }
+  if (const int err = ctx.server.journal_write_errno.load(std::memory_order_relaxed);
+      err != 0 && RefusedForDiskError(*spec, ctx)) {
+    return Refuse(*spec, ctx, DiskErrorReply(err));
   }
   if (ctx.session.subscriptions != 0 && ctx.session.proto == 2 &&
       !(spec->flags & kCmdSubscriberContext) && ctx.origin == CommandOrigin::kClient) {

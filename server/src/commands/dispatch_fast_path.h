@@ -7,8 +7,8 @@
 //   loop, no hash, no probe);
 // - Ordinary(): true when none of Dispatch's refusals or diversions can apply (no MULTI, no
 //   AUTH pending, no RESP2 subscriber, an allow-all ACL user; not loading, no maxmemory, no
-//   busy script, no CLIENT PAUSE, no fault injection). Then every check Dispatch makes would
-//   pass, and it skips them; otherwise it runs them all, in Redis's order.
+//   busy script, no CLIENT PAUSE, no fault injection, no journal write error). Then every check
+//   Dispatch makes would pass, and it skips them; otherwise it runs them all, in Redis's order.
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -107,11 +107,12 @@ inline bool Ordinary(const CommandSpec& spec, const CommandContext& ctx) {
                                              : ctx.argc() >= static_cast<std::size_t>(-spec.arity));
   const bool ordinary_session =
       s.authenticated && !s.in_multi && s.subscriptions == 0 && acl::AllowsAll(ctx);
-  // Bitwise ORs: five loads and one branch.
+  // Bitwise ORs: six loads and one branch.
   const bool unusual_server = st.loading.load(std::memory_order_relaxed) |
                               st.script_busy.load(std::memory_order_relaxed) | st.faults.active() |
                               (st.client_pause_type.load(std::memory_order_relaxed) != 0) |
-                              (st.maxmemory.load(std::memory_order_relaxed) > 0);
+                              (st.maxmemory.load(std::memory_order_relaxed) > 0) |
+                              (st.journal_write_errno.load(std::memory_order_relaxed) != 0);
   return ordinary_spec && ordinary_session && !unusual_server;
 }
 

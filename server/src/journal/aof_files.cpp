@@ -4,11 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 namespace latch::journal {
 namespace {
@@ -37,43 +42,85 @@ std::string AofPaths::IncrName(std::int64_t seq) const {
   return prefix + "." + std::to_string(seq) + ".incr.aof";
 }
 
+namespace {
+constexpr std::size_t kManifestMaxLine = 1024;  // Redis's MANIFEST_MAX_LINE
+
+bool EqualsNoCase(const std::string& a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == y;
+         });
+}
+
+// One manifest line ("file <name> seq <n> type <t>", keys in any order and case, more pairs
+// allowed), checked as Redis 7.0's aofLoadManifestFromFile does; throws its error text.
+AofFile ParseManifestLine(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) throw std::runtime_error("Invalid AOF manifest file format");
+  if (words.size() < 6 || words.size() % 2 != 0) {
+    throw std::runtime_error("Invalid AOF manifest file format");
+  }
+  AofFile f;
+  f.type = 0;
+  for (std::size_t i = 0; i < words.size(); i += 2) {
+    const std::string& value = words[i + 1];
+    if (EqualsNoCase(words[i], "file")) {
+      if (value.find('/') != std::string::npos) {
+        throw std::runtime_error("File can't be a path, just a filename");
+      }
+      f.name = value;
+    } else if (EqualsNoCase(words[i], "seq")) {
+      f.seq = std::atoll(value.c_str());
+    } else if (EqualsNoCase(words[i], "type")) {
+      f.type = value[0];
+    }
+  }
+  if (f.name.empty() || f.seq == 0 || f.type == 0) {
+    throw std::runtime_error("Invalid AOF manifest file format");
+  }
+  return f;
+}
+}  // namespace
+
+// As Redis 7.0: a manifest with no line at all ("Found an empty AOF manifest"), a blank line or
+// a last line without its newline refuse the start; a manifest of comments alone names no
+// file, and the server starts without a journal to load, as Redis does.
 std::optional<Manifest> ReadManifest(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (errno == ENOENT) return std::nullopt;
-    throw SysError("Fail to open AOF manifest", path);
+    throw SysError("Fatal error: can't open the AOF manifest file", path);
   }
   Manifest m;
   std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
-    std::string key, value;
-    AofFile f;
-    bool has_type = false;
-    while (words >> key >> value) {
-      if (key == "file") {
-        f.name = value;
-      } else if (key == "seq") {
-        f.seq = std::stoll(value);
-      } else if (key == "type" && value.size() == 1) {
-        f.type = value[0];
-        has_type = true;
+  int linenum = 0;
+  try {
+    while (std::getline(in, line)) {
+      ++linenum;
+      if (!line.empty() && line[0] == '#') continue;
+      if (in.eof() || line.size() >= kManifestMaxLine) {  // no newline after it
+        throw std::runtime_error("The AOF manifest file contains too long line");
+      }
+      const AofFile f = ParseManifestLine(line);
+      if (f.type == 'b') {
+        if (m.base) throw std::runtime_error("Found duplicate base file information");
+        m.base = f;
+      } else if (f.type == 'i') {
+        if (!m.incrs.empty() && f.seq <= m.incrs.back().seq) {
+          throw std::runtime_error("Found a non-monotonic sequence number");
+        }
+        m.incrs.push_back(f);
+      } else if (f.type != 'h') {  // history files are not loaded, as by Redis
+        throw std::runtime_error("Unknown AOF file type");
       }
     }
-    if (f.name.empty() || !has_type || f.name.find('/') != std::string::npos) {
-      throw std::runtime_error("Invalid AOF manifest file format: " + path);
-    }
-    if (f.type == 'b') {
-      if (m.base) throw std::runtime_error("Found duplicate base file information: " + path);
-      m.base = f;
-    } else if (f.type == 'i') {
-      if (!m.incrs.empty() && f.seq <= m.incrs.back().seq) {
-        throw std::runtime_error("Found a non-monotonic sequence number: " + path);
-      }
-      m.incrs.push_back(f);
-    }  // 'h' (history) files are ignored, as by Redis's loader
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(e.what()) + " (" + path + ", line " +
+                             std::to_string(linenum) + ": '" + line.substr(0, 128) + "')");
   }
+  if (in.bad()) throw SysError("Read AOF manifest failed", path);
+  if (linenum == 0) throw std::runtime_error("Found an empty AOF manifest: " + path);
   return m;
 }
 

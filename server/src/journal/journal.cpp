@@ -26,14 +26,16 @@ constexpr auto kGatherAtMost = std::chrono::milliseconds(1);
 constexpr auto kWriteEvery = std::chrono::microseconds(250);
 }  // namespace
 
-Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq)
+Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq,
+                 std::atomic<int>* error_out)
     : appended_(last_seq),
       written_(last_seq),
       synced_(last_seq),
       fsynced_(last_seq),
       fd_(fd),
       policy_(policy),
-      file_size_(size) {
+      file_size_(size),
+      error_out_(error_out) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -60,79 +62,115 @@ std::uint64_t Journal::appended() const {
 
 bool Journal::WhenDurable(std::uint64_t seq, std::function<void()> done,
                           boost::asio::io_context* on) {
-  if (policy() != FsyncPolicy::kAlways) {
-    WriteOut(seq);
-    return false;
-  }
+  const bool always = policy() == FsyncPolicy::kAlways;
+  if (!always && WriteOut(seq)) return false;
   std::lock_guard lock(mu_);
-  if (synced_ >= seq || stop_) return false;
-  waiters_.push_back({seq, on, std::move(done)});
+  const std::uint64_t reached = always ? synced_ : written_.load(std::memory_order_relaxed);
+  if (reached >= seq || stop_) return false;
+  waiters_.push_back({seq, on, std::move(done), always});
+  // Not written: the journal thread retries (it may be idle when an io thread's write failed).
+  if (!always) cv_.notify_one();
   return true;
+}
+
+std::size_t Journal::buffered_bytes() const {
+  std::lock_guard lock(mu_);
+  return buf_.size() + in_flight_.load(std::memory_order_relaxed);
 }
 
 // On the io thread about to send replies that depend on record `seq`. Whoever comes first
 // writes every record buffered so far; the others find theirs written and go on.
-void Journal::WriteOut(std::uint64_t seq) {
-  if (written_.load(std::memory_order_acquire) >= seq) return;
-  // While writes fail (disk full), replies do not wait: the journal thread retries, and
-  // INFO's aof_last_write_status says so (Redis acknowledges meanwhile too).
-  if (!last_write_ok_.load(std::memory_order_relaxed)) return;
+bool Journal::WriteOut(std::uint64_t seq) {
+  if (written_.load(std::memory_order_acquire) >= seq) return true;
+  // While writes fail (disk full) the journal thread retries them: the reply waits for that
+  // (WhenDurable) rather than this thread trying again.
+  if (!last_write_ok_.load(std::memory_order_relaxed)) return false;
   std::unique_lock wlock(write_mu_);
   std::unique_lock lock(mu_);
-  if (written_.load(std::memory_order_relaxed) >= seq || stop_) return;
+  if (written_.load(std::memory_order_relaxed) >= seq) return true;
+  if (stop_) return false;  // WhenDurable lets the reply go: Close writes what it can
   if (next_fd_ >= 0) {
     // A file switch is pending (a rewrite's last step): the journal thread, already woken by
     // SwitchFile, writes the old file's tail first. Wait for it without write_mu_.
     wlock.unlock();
-    synced_cv_.wait(lock, [&] { return written_.load(std::memory_order_relaxed) >= seq || stop_; });
-    return;
+    synced_cv_.wait(lock, [&] {
+      return written_.load(std::memory_order_relaxed) >= seq || stop_ ||
+             !last_write_ok_.load(std::memory_order_relaxed);
+    });
+    return written_.load(std::memory_order_relaxed) >= seq;
   }
   bool was_clean = false;
-  TakeAndWrite(lock, &was_clean, /*retry=*/false);
+  TakeAndWrite(lock, &was_clean);
   // The journal thread idles without a deadline while nothing is unsynced: give it the
   // everysec deadline for what was just written (once, not for every write).
   if (was_clean && writer_idle_) cv_.notify_one();
+  return written_.load(std::memory_order_relaxed) >= seq;
 }
 
 std::uint64_t Journal::TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* was_clean,
-                                    bool retry) {
+                                    bool closing) {
   batch_.swap(buf_);
   buf_.clear();
   const std::uint64_t end = appended_;
-  const int switch_fd = std::exchange(next_fd_, -1);
+  int switch_fd = std::exchange(next_fd_, -1);
   const std::size_t split = switch_at_;
   const std::uint64_t switch_size = next_size_;
+  in_flight_.store(batch_.size(), std::memory_order_relaxed);
   lock.unlock();
+  std::size_t done = 0;  // bytes of batch_ in a file
   if (switch_fd >= 0) {
     // The old file's tail, synced and closed before the new file gets a byte.
-    WriteAll(fd_, std::string_view(batch_).substr(0, split), true);
-    SyncFd(fd_);
-    ::close(fd_);
-    fd_ = switch_fd;
-    file_size_.store(switch_size, std::memory_order_relaxed);
-    batch_.erase(0, split);
+    done = WriteAll(std::string_view(batch_).substr(0, split));
+    if (done == split) {
+      SyncFd(fd_);
+      ::close(fd_);
+      fd_ = std::exchange(switch_fd, -1);
+      file_size_.store(switch_size, std::memory_order_relaxed);
+    }
   }
-  if (!batch_.empty()) {
+  if (switch_fd < 0 && done < batch_.size()) {
     // Marked before the write(): an fdatasync that clears the mark after this point runs
     // after the write() started, and one that cleared it before leaves it set for the next.
     const bool clean = !dirty_.exchange(true, std::memory_order_acq_rel);
     if (was_clean != nullptr) *was_clean = clean;
-    const std::size_t done = WriteAll(fd_, batch_, retry);
-    file_size_.fetch_add(done, std::memory_order_relaxed);
-    if (done < batch_.size()) {
-      // An io thread's write failed: the rest goes back in front of what was appended since,
-      // for the journal thread to retry; nothing counts as written.
-      lock.lock();
-      buf_.insert(0, std::string_view(batch_).substr(done));
-      batch_.clear();
-      return written_.load(std::memory_order_relaxed);
-    }
+    done += WriteAll(std::string_view(batch_).substr(done));
+  }
+  in_flight_.store(0, std::memory_order_relaxed);
+  if (done < batch_.size() && !closing) {
+    lock.lock();
+    PutBack(done, switch_fd, split, switch_size);
+    return end;  // not written_: the caller sees the failure as written_ < end
+  }
+  if (done < batch_.size()) {
+    spdlog::warn("The AOF is closed with {} bytes that could not be written", batch_.size() - done);
+    if (switch_fd >= 0) ::close(switch_fd);
   }
   batch_.clear();
   if (batch_.capacity() > (1u << 20)) batch_.shrink_to_fit();
   lock.lock();
   written_.store(end, std::memory_order_release);
   return end;
+}
+
+// A write failed: what was not written goes back in front of what was appended since, for the
+// journal thread to retry, and nothing counts as written. A file switch that did not happen
+// is pending again, unless a later SwitchFile came meanwhile: then that one replaces it, as
+// when two switches fall into one batch.
+void Journal::PutBack(std::size_t done, int switch_fd, std::size_t split,
+                      std::uint64_t switch_size) {
+  const std::string_view rest = std::string_view(batch_).substr(done);
+  buf_.insert(0, rest);
+  if (switch_fd >= 0 && next_fd_ < 0) {
+    next_fd_ = switch_fd;
+    next_size_ = switch_size;
+    switch_at_ = split - done;
+  } else {
+    if (switch_fd >= 0) ::close(switch_fd);
+    if (next_fd_ >= 0) switch_at_ += rest.size();  // its offset did not count these bytes
+  }
+  batch_.clear();
+  writer_idle_ = false;
+  cv_.notify_one();
 }
 
 // A batch releases the replies of tens to hundreds of connections that live on a few
@@ -180,42 +218,73 @@ void Journal::SwitchFile(int fd, std::uint64_t size) {
   cv_.notify_one();
 }
 
-std::size_t Journal::WriteAll(int fd, std::string_view data, bool retry) {
+std::size_t Journal::WriteAll(std::string_view data) {
+  const std::uint64_t at = file_size_.load(std::memory_order_relaxed);
   std::size_t done = 0;
   while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n >= 0) {
+    const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+    if (n > 0) {
       done += static_cast<std::size_t>(n);
       continue;
     }
-    if (errno == EINTR) continue;
-    const int err = errno;
-    if (policy() == FsyncPolicy::kAlways) {
-      // As Redis: a reply may already depend on this record; no way to keep the promise.
-      spdlog::critical(
-          "Can't recover from AOF write error when the AOF fsync policy is "
-          "'always'. Exiting...");
-      std::_Exit(1);
-    }
-    if (last_write_ok_.exchange(false)) {
-      spdlog::warn("Error writing to the AOF file: {}", std::strerror(err));
-    }
-    if (!retry) return done;
-    std::this_thread::sleep_for(kRetryAfterError);
+    if (n < 0 && errno == EINTR) continue;
+    const int err = n < 0 ? errno : ENOSPC;
+    // As Redis: a partial write is cut off again, so that the file ends on a record boundary
+    // (a crash meanwhile leaves no torn record) and the retry writes the batch whole.
+    if (done > 0 && ::ftruncate(fd_, static_cast<off_t>(at)) == 0) done = 0;
+    file_size_.fetch_add(done, std::memory_order_relaxed);
+    WriteFailed(err);
+    return done;
   }
-  if (!last_write_ok_.exchange(true))
+  file_size_.fetch_add(done, std::memory_order_relaxed);
+  if (!last_write_ok_.load(std::memory_order_relaxed) && !last_write_ok_.exchange(true)) {
+    write_errno_.store(0, std::memory_order_relaxed);
+    PublishError();
     spdlog::warn("AOF write error looks solved, Redis can write again.");
+  }
   return done;
 }
 
+void Journal::WriteFailed(int err) {
+  write_errno_.store(err, std::memory_order_relaxed);
+  if (last_write_ok_.exchange(false)) {
+    spdlog::warn("Error writing to the AOF file: {}", std::strerror(err));
+  }
+  PublishError();
+  // WriteOut may wait on synced_cv_ for a file switch that this error holds up.
+  { std::lock_guard lock(mu_); }
+  synced_cv_.notify_all();
+}
+
+// What the server refuses writes for (-MISCONF): the write error first, then the sync error.
+void Journal::PublishError() {
+  if (error_out_ == nullptr) return;
+  const int w = write_errno_.load(std::memory_order_relaxed);
+  error_out_->store(w != 0 ? w : fsync_errno_.load(std::memory_order_relaxed),
+                    std::memory_order_relaxed);
+}
+
 void Journal::SyncFd(int fd) {
-  if (::fdatasync(fd) != 0 && policy() == FsyncPolicy::kAlways) {
+  if (::fdatasync(fd) == 0) {
+    if (fsync_errno_.exchange(0, std::memory_order_relaxed) != 0) PublishError();
+    return;
+  }
+  const int err = errno;
+  if (policy() == FsyncPolicy::kAlways) {
     spdlog::critical(
         "Can't persist AOF for fsync error when the AOF fsync policy is 'always': "
         "{}. Exiting...",
-        std::strerror(errno));
+        std::strerror(err));
     std::_Exit(1);
   }
+  // As Redis's background fsync: EBADF and EINVAL are no failure of the data's; any other
+  // error stops writes (-MISCONF) until a later sync works, which the next second retries.
+  if (err == EBADF || err == EINVAL) return;
+  if (fsync_errno_.exchange(err, std::memory_order_relaxed) == 0) {
+    spdlog::warn("Fail to fsync the AOF file: {}", std::strerror(err));
+  }
+  PublishError();
+  dirty_.store(true, std::memory_order_release);
 }
 
 // appendfsync always: the replies of the batch just synced were released a moment ago, and
@@ -257,9 +326,16 @@ void Journal::Run() {
     if (policy() == FsyncPolicy::kAlways) GatherLocked(lock, last_batch, last_sync_took);
     const bool sync_requested = std::exchange(sync_requested_, false);
     const bool stopping = stop_;
-    const std::uint64_t end = TakeAndWrite(lock, nullptr, /*retry=*/true);
+    const std::uint64_t end = TakeAndWrite(lock, nullptr, /*closing=*/stopping);
     const std::uint64_t written = written_.load(std::memory_order_relaxed);
     wlock.unlock();
+    if (written < end) {
+      // A write error (disk full): the batch is back in the buffer and its replies wait.
+      // Retry in a while, not holding write_mu_ (an io thread may be about to take it).
+      sync_requested_ = sync_requested_ || sync_requested;  // still owed once it is written
+      cv_.wait_for(lock, kRetryAfterError, [&] { return stop_; });
+      continue;
+    }
     lock.unlock();
 
     const auto now = steady_clock::now();
@@ -293,12 +369,13 @@ void Journal::Run() {
   }
 }
 
-// The waiters whose records are now synced (all of them when stopping): run on their
-// io_contexts. Called and returns with `lock` (mu_) held.
+// The waiters whose records are now synced, or written for those that wait for no sync (all
+// of them when stopping): run on their io_contexts. Called and returns with `lock` (mu_) held.
 void Journal::ReleaseReady(std::unique_lock<std::mutex>& lock, bool stopping) {
   std::vector<Waiter> ready;
+  const std::uint64_t written = written_.load(std::memory_order_relaxed);
   for (std::size_t i = 0; i < waiters_.size();) {
-    if (waiters_[i].seq <= synced_ || stopping) {
+    if (waiters_[i].seq <= (waiters_[i].synced ? synced_ : written) || stopping) {
       ready.push_back(std::move(waiters_[i]));
       waiters_[i] = std::move(waiters_.back());
       waiters_.pop_back();

@@ -22,6 +22,15 @@
 //
 // Ordering: a store operation appends its record while it holds its shard's lock, so the
 // journal holds the records of one key in the order they happened.
+//
+// Write errors (a full disk, an unwritable file): a partial write is cut off again (as Redis
+// does), the bytes stay buffered, the journal thread retries every 100 ms, and the error is
+// published (`error_out`: the server then refuses writes with -MISCONF, as Redis). A reply
+// never goes out before its records are written, whatever the policy: under everysec and no
+// it waits for the retry as it would for a sync under always. Unlike Redis, a write error
+// under always does not end the process: nothing was acknowledged, so it need not. A failed
+// fdatasync under always still does (the kernel may have dropped the pages; a later sync
+// could succeed without them), as in Redis.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -56,7 +65,10 @@ class Journal {
   // start after `last_seq`: a journal reopened at run time (CONFIG SET appendonly) continues
   // the numbers of the one before, so a number a connection still holds from the old journal
   // is never mistaken for a record the new one has not written yet.
-  Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq = 0);
+  // `error_out` (may be null): set to the errno of the last failed write or fdatasync while it
+  // stands, 0 once they work again.
+  Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq = 0,
+          std::atomic<int>* error_out = nullptr);
   // Close().
   ~Journal();
   Journal(const Journal&) = delete;
@@ -94,11 +106,11 @@ class Journal {
     });
   }
 
-  // Under `always`: true when the records up to `seq` are not synced yet; `done` then runs
-  // once they are (or when the journal closes): on `on` (posted, with the other completions
-  // of the batch for that io_context), or on the journal thread when `on` is null. Under the
-  // other policies the records up to `seq` are written before it returns (WriteOut); it then
-  // returns false and never calls `done`, as when they are already synced.
+  // True when the records up to `seq` are not durable yet: under `always` synced, under the
+  // other policies written (this call writes them itself, WriteOut, unless writes are
+  // failing). `done` then runs once they are (or when the journal closes): on `on` (posted,
+  // with the other completions of the batch for that io_context), or on the journal thread
+  // when `on` is null. False (and `done` is never called) when they already are.
   bool WhenDurable(std::uint64_t seq, std::function<void()> done,
                    boost::asio::io_context* on = nullptr);
   // Writes and syncs everything appended so far; returns when it is on disk.
@@ -118,6 +130,8 @@ class Journal {
   // automatic rewrite.
   std::uint64_t file_size() const { return file_size_.load(std::memory_order_relaxed); }
   bool last_write_ok() const { return last_write_ok_.load(std::memory_order_relaxed); }
+  // Bytes appended and not written yet (INFO aof_buffer_length).
+  std::size_t buffered_bytes() const;
   std::uint64_t pending_fsyncs() const { return unsynced_.load(std::memory_order_relaxed); }
 
  private:
@@ -126,26 +140,36 @@ class Journal {
     std::uint64_t seq;
     boost::asio::io_context* on;
     std::function<void()> done;
+    bool synced;  // waits for the fdatasync (always), else for the write
   };
   void Run();
-  // everysec and no: write()s everything buffered if record `seq` is not written yet.
-  void WriteOut(std::uint64_t seq);
+  // everysec and no: write()s everything buffered if record `seq` is not written yet. False
+  // when it is not written (writes are failing: the journal thread retries them).
+  bool WriteOut(std::uint64_t seq);
   // Takes what is buffered (with a pending file switch) and writes it. Called holding
   // write_mu_ and `lock` (mu_), which it releases around the write()s; returns the number
-  // of the last record written. Sets dirty_ when it wrote; *was_clean: it was not set before.
-  // `retry`: on a write error, retry until it works (the journal thread); else (an io
-  // thread) put the unwritten rest back into the buffer and return.
-  std::uint64_t TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* was_clean, bool retry);
+  // of the last record it took. Sets dirty_ when it wrote; *was_clean: it was not set before.
+  // On a write error the unwritten rest goes back in front of the buffer (with the file
+  // switch, if it did not happen) and it returns at once, written_ short of the number it
+  // returns: nobody sleeps holding write_mu_.
+  // `closing`: the error is final, the rest is dropped (Close on a full disk).
+  std::uint64_t TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* was_clean,
+                             bool closing = false);
+  // Under mu_: the unwritten bytes of batch_ from `done` back into buf_ (TakeAndWrite).
+  void PutBack(std::size_t done, int switch_fd, std::size_t split, std::uint64_t switch_size);
   void ReleaseReady(std::unique_lock<std::mutex>& lock, bool stopping);
   // Runs the completions of a synced batch: one posted handler per io_context.
   static void Release(std::vector<Waiter>& ready);
   // Under always, before taking a batch: waits briefly for the clients just answered (.cpp).
   void GatherLocked(std::unique_lock<std::mutex>& lock, std::uint64_t last_batch,
                     std::chrono::steady_clock::duration last_sync_took);
-  // Writes `data` to fd (retrying short writes and EINTR); on an error retries every 100 ms
-  // when `retry`, else stops. Returns the bytes written.
-  std::size_t WriteAll(int fd, std::string_view data, bool retry);
+  // Writes `data` at the end of fd_ (retrying short writes and EINTR) and counts it in
+  // file_size_. On an error, cuts a partial write off again (ftruncate) and reports it;
+  // returns the bytes that are in the file (data.size() on success).
+  std::size_t WriteAll(std::string_view data);
+  void WriteFailed(int err);
   void SyncFd(int fd);
+  void PublishError();
 
   // Serialises taking a batch and writing it, between the journal thread and io threads
   // (WriteOut), so that batches reach the file in the order they were taken. Lock order:
@@ -176,6 +200,9 @@ class Journal {
   std::atomic<FsyncPolicy> policy_;
   std::atomic<std::uint64_t> file_size_;
   std::atomic<bool> last_write_ok_{true};
+  std::atomic<int> write_errno_{0}, fsync_errno_{0};
+  std::atomic<int>* error_out_;
+  std::atomic<std::size_t> in_flight_{0};  // bytes of batch_ being written
   std::atomic<std::uint64_t> unsynced_{0};
   std::atomic<bool> dirty_{false};  // written since the last fdatasync
   std::thread thread_;

@@ -37,6 +37,16 @@ bool ParseUnsigned(std::string_view s, std::uint64_t* v) {
   return ec == std::errc() && end == s.data() + s.size() && !s.empty();
 }
 
+// A fencing token's digits; a number beyond 64 bits reads as UINT64_MAX, which Raise refuses.
+bool ParseToken(std::string_view s, std::uint64_t* v) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+  if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) {
+    *v = UINT64_MAX;
+    return true;
+  }
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+
 // Applies one record; false when the record is not one the journal writes.
 class Applier {
  public:
@@ -46,7 +56,8 @@ class Applier {
 
   // Every file starts in database 0 (the journal writes a SELECT before the first record of
   // any other database in each file).
-  void StartFile() {
+  void StartFile(const std::string& name) {
+    file_ = name;
     selected_ = 0;
     ks_ = &dbs_.ensure(0);
   }
@@ -93,16 +104,16 @@ class Applier {
     } else if (EqualsNoCase(cmd, "LATCH.LOCK") && (a.size() == 4 || a.size() == 6)) {
       std::uint64_t token = 0;
       std::int64_t deadline = 0;
-      if (!ParseUnsigned(a[3], &token) || token == 0) return false;
+      if (!ParseToken(a[3], &token) || token == 0) return false;
       if (a.size() == 6 && !Deadline(a[4], a[5], &deadline)) return false;
-      Raise(token);
+      Raise(token, a[3]);
       Put(a[1], a[2], token, deadline);
     } else if (EqualsNoCase(cmd, "DEL") && a.size() >= 2) {
       for (std::string_view key : a.subspan(1)) Remove(key);
     } else if (EqualsNoCase(cmd, "LATCH.FENCE") && a.size() == 2) {
       std::uint64_t token = 0;
-      if (!ParseUnsigned(a[1], &token)) return false;
-      Raise(token);
+      if (!ParseToken(a[1], &token)) return false;
+      Raise(token, a[1]);
     } else if (EqualsNoCase(cmd, "LATCH.FLUSHSHARD") && a.size() == 3) {
       std::uint64_t index = 0, count = 0;
       if (!ParseUnsigned(a[1], &index) || !ParseUnsigned(a[2], &count) || index >= count ||
@@ -159,7 +170,15 @@ class Applier {
     }
   }
 
-  void Raise(std::uint64_t token) {
+  // A token no latchd can have granted (fencing_tokens.h: the next ones would leave the signed
+  // 64-bit range or wrap) means a damaged journal, whatever aof-load-truncated says: that
+  // only forgives a torn last record.
+  void Raise(std::uint64_t token, std::string_view text) {
+    if (!store::FencingTokens::Valid(token)) {
+      throw LoadError("Bad fencing token " + std::string(text) + " in the append only file " +
+                      file_ + " (at most " + std::to_string(store::FencingTokens::kMaxValidToken) +
+                      "): the file is damaged; restore it from a backup");
+    }
     tokens_.AtLeast(token);
     if (token > result_.max_token) result_.max_token = token;
   }
@@ -225,6 +244,7 @@ class Applier {
   }
 
   const Databases& dbs_;
+  std::string file_;  // the file being loaded, for errors
   int selected_ = 0;
   store::Keyspace* ks_;
   store::FencingTokens& tokens_;
@@ -299,7 +319,7 @@ LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Da
   if (manifest.base) files.push_back(*manifest.base);
   files.insert(files.end(), manifest.incrs.begin(), manifest.incrs.end());
   for (std::size_t i = 0; i < files.size(); ++i) {
-    applier.StartFile();
+    applier.StartFile(files[i].name);
     LoadFile(paths, files[i], i + 1 == files.size(), load_truncated, applier, result);
   }
   return result;

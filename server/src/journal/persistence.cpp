@@ -88,6 +88,21 @@ void Persistence::StartJournal() {
     incr_sizes_ = earlier;
     Open(fd, size, o);
   }
+  StartTokenFloor(o);
+}
+
+void Persistence::StartTokenFloor(const Options& o) {
+  if (floor_ || (!o.appendonly && o.lock_restart_delay <= 0)) return;
+  auto floor = std::make_unique<TokenFloor>(state_.locks.tokens(), TokenFloorPath(),
+                                            [this] { return state_.clock->Now().wall_us; });
+  floor->Start();
+  floor_ = std::move(floor);
+  floor_live_.store(floor_.get(), std::memory_order_release);
+}
+
+std::string Persistence::TokenFloorPath() const {
+  const std::string name(kTokenFloorFile);
+  return start_dir_.empty() ? name : start_dir_ + "/" + name;
 }
 
 // dir is the working directory (latchd chdirs there at start, as Redis); empty = the current
@@ -101,7 +116,8 @@ void Persistence::SetPaths(const Options& o) {
 }
 
 void Persistence::Open(int fd, std::uint64_t size, const Options& o) {
-  journal_ = std::make_unique<Journal>(fd, size, PolicyOf(o.appendfsync), last_seq_);
+  journal_ = std::make_unique<Journal>(fd, size, PolicyOf(o.appendfsync), last_seq_,
+                                       &state_.journal_write_errno);
   live_.store(journal_.get(), std::memory_order_release);
   Attach(true);
   stop_ = false;
@@ -121,7 +137,7 @@ void Persistence::OpenNew() {
 
 void Persistence::Stop() {
   std::lock_guard toggle(toggle_mu_);
-  CloseJournal();
+  CloseJournal();  // the token floor runs on: a start() after stop() continues with it
 }
 
 void Persistence::CloseJournal() {
@@ -137,6 +153,7 @@ void Persistence::CloseJournal() {
   Attach(false);  // no record is appended from here on
   live_.store(nullptr, std::memory_order_release);
   journal_->Close();  // writes, syncs, releases the replies waiting for it, closes
+  state_.journal_write_errno.store(0);  // no journal, no -MISCONF (Redis: aof_state off)
   last_seq_ = journal_->appended();
   retired_.push_back(std::move(journal_));
 }
@@ -308,10 +325,11 @@ void Persistence::AppendInfo(std::string* s) const {
          static_cast<std::int64_t>(base_size_.load() + incr_sizes_.load() + j->file_size()));
     line("aof_base_size", static_cast<std::int64_t>(base_size_.load()));
     line("aof_pending_rewrite", 0);
-    line("aof_buffer_length", 0);
+    line("aof_buffer_length", static_cast<std::int64_t>(j->buffered_bytes()));
     line("aof_pending_bio_fsync", static_cast<std::int64_t>(j->pending_fsyncs()));
     line("aof_delayed_fsync", 0);
   }
+  if (const TokenFloor* floor = token_floor()) floor->AppendInfo(s);
 }
 
 }  // namespace latch::journal

@@ -20,6 +20,7 @@
 
 #include "journal/aof_files.h"
 #include "journal/journal.h"
+#include "journal/token_floor.h"
 #include "latch/clock.h"
 #include "latch/options.h"
 #include "store/key_events.h"
@@ -73,6 +74,10 @@ class Persistence final : public store::KeyEvents {
   store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
   void OnCleared(store::Shard& shard) override { ShardCleared(shard); }
 
+  // The fencing-token floor (token_floor.h), once the journal or lock-restart-delay asked for
+  // it; null before.
+  const TokenFloor* token_floor() const { return floor_live_.load(std::memory_order_acquire); }
+
   // BGREWRITEAOF: the reply line ("+..." or "-ERR ...").
   std::string RequestRewrite();
   // INFO's "# Persistence" lines (without the header).
@@ -80,10 +85,15 @@ class Persistence final : public store::KeyEvents {
 
  private:
   void StartJournal();
+  // Starts the token floor when the options ask for it and it is not running yet. Throws
+  // std::runtime_error (token_floor.h).
+  void StartTokenFloor(const Options& o);
+  std::string TokenFloorPath() const;
   void SetPaths(const Options& o);
   void OpenNew();  // first start: empty base + first incremental file + manifest
   // The journal on `fd` (the last incremental file), attached, with its background thread.
   void Open(int fd, std::uint64_t size, const Options& o);
+  std::optional<std::string> ApplyAppendonly();  // toggle.cpp, under toggle_mu_
   std::string Enable();  // toggle.cpp; "" or the reason it failed
   // CONFIG SET dir (toggle.cpp): chdir to options.dir when a CONFIG SET put one there.
   std::optional<std::string> ApplyDir();
@@ -110,6 +120,8 @@ class Persistence final : public store::KeyEvents {
   Manifest manifest_;                    // the background thread's, once started
   std::atomic<bool> timestamps_{false};  // aof-timestamp-enabled, followed by Maintain
   std::unique_ptr<Journal> journal_;
+  std::unique_ptr<TokenFloor> floor_;  // under toggle_mu_
+  std::atomic<TokenFloor*> floor_live_{nullptr};
   // Journals closed by CONFIG SET appendonly no: a connection may still hold a pointer to one
   // (journal() is read without a lock), so they live as long as this object, closed.
   std::vector<std::unique_ptr<Journal>> retired_;

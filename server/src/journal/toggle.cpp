@@ -39,7 +39,26 @@ std::optional<std::string> Persistence::ApplyConfig() {
     return std::string(kLoadingError);
   }
   std::lock_guard toggle(toggle_mu_);
-  if (auto refused = ApplyDir()) return refused;
+  std::optional<std::string> refused = ApplyDir();
+  if (!refused) refused = ApplyAppendonly();
+  // CONFIG SET appendonly yes or lock-restart-delay: from now on tokens are reserved too, so
+  // that they survive the restart the setting is for (token_floor.h).
+  if (!floor_) {
+    Options o;
+    {
+      std::lock_guard lock(state_.options_mu);
+      o = state_.options;
+    }
+    try {
+      StartTokenFloor(o);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}", e.what());
+    }
+  }
+  return refused;
+}
+
+std::optional<std::string> Persistence::ApplyAppendonly() {
   bool want;
   {
     std::lock_guard lock(state_.options_mu);
@@ -82,6 +101,7 @@ std::optional<std::string> Persistence::ApplyDir() {
   }
   start_dir_.clear();  // an embedded server's journal directory: relative from now on too
   dir_moved_ = true;
+  if (floor_) floor_->Move(TokenFloorPath());  // written in the new directory at once
   spdlog::info("Working directory changed to {} (CONFIG SET dir)", dir);
   return std::nullopt;
 }

@@ -249,6 +249,8 @@ bool RunNative(NativeKind kind, CommandContext& ctx, std::span<const std::string
   auto need = [&](std::size_t nkeys, std::size_t nargs) {
     return keys.size() >= nkeys && argv.size() >= nargs;
   };
+  // The journal cannot be written: Lua's redis.call answers a write -MISCONF, as Redis.
+  if (ctx.server.journal_write_errno.load(std::memory_order_relaxed) != 0) return false;
   switch (kind) {
     case NativeKind::kNone:
       return false;

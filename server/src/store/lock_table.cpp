@@ -6,22 +6,6 @@
 
 namespace latch::store {
 
-std::uint64_t FencingTokens::Next(std::int64_t wall_us) {
-  const std::uint64_t floor = wall_us > 0 ? static_cast<std::uint64_t>(wall_us) * 1000 : 0;
-  std::uint64_t last = last_.load(std::memory_order_relaxed);
-  std::uint64_t next;
-  do {
-    next = std::max(last + 1, floor);
-  } while (!last_.compare_exchange_weak(last, next, std::memory_order_relaxed));
-  return next;
-}
-
-void FencingTokens::AtLeast(std::uint64_t token) {
-  std::uint64_t last = last_.load(std::memory_order_relaxed);
-  while (last < token && !last_.compare_exchange_weak(last, token, std::memory_order_relaxed)) {
-  }
-}
-
 LockTable::LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, LockStats& stats)
     : shard_(shard), clock_(clock), tokens_(tokens), stats_(stats) {}
 

@@ -20,10 +20,8 @@
 //
 // The acquire/release/extend semantics are Ops (lock_ops.h); this table owns the queues.
 //
-// Fencing tokens: one server-wide counter, token = max(last + 1, wall-clock ns since the
-// epoch). Strictly increasing for every grant of every key, with no per-key memory once a
-// key is gone, and still increasing across a restart as long as the wall clock did not go
-// back (and fewer than one grant per nanosecond were made, which no server does).
+// Fencing tokens: one server-wide counter (fencing_tokens.h), strictly increasing for every
+// grant of every key, also across restarts when the journal or the token floor carries it.
 //
 // Threading: every LockTable method runs under its shard's lock (ShardGuard), like the
 // Shard itself. FencingTokens and LockStats are atomics shared by all shards.
@@ -40,6 +38,7 @@
 #include <vector>
 
 #include "latch/clock.h"
+#include "store/fencing_tokens.h"
 #include "store/key_events.h"
 #include "store/keyspace.h"
 #include "store/keyspace_set.h"
@@ -49,19 +48,6 @@ class LockTimings;  // metrics/lock_timings.h
 }  // namespace latch
 
 namespace latch::store {
-
-class FencingTokens {
- public:
-  // The next token: > every token returned before by this object, and >= wall_us * 1000.
-  std::uint64_t Next(std::int64_t wall_us);
-  std::uint64_t last() const { return last_.load(std::memory_order_relaxed); }
-  // Raises the counter to at least `token` (the journal's loader: tokens granted before a
-  // restart stay below every later grant, whatever the wall clock did meanwhile).
-  void AtLeast(std::uint64_t token);
-
- private:
-  std::atomic<std::uint64_t> last_{0};
-};
 
 // INFO's "# Locks" counters.
 struct LockStats {
