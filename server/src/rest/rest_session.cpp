@@ -17,6 +17,7 @@
 #include "journal/server_hooks.h"
 #include "net/worker.h"
 #include "rest/command_runner.h"
+#include "rest/http_framing.h"
 #include "rest/rest_endpoint.h"
 #include "rest/rest_routes.h"
 #include "server_state.h"
@@ -37,6 +38,15 @@ constexpr std::uint64_t kUnauthBodyLimit = 16 * 1024;
 constexpr auto kDefaultIdle = std::chrono::seconds(60);
 
 std::string_view Sv(beast::string_view s) { return {s.data(), s.size()}; }
+
+template <class Request>
+std::optional<FramingError> CheckRequestFraming(const Request& req) {
+  std::vector<std::string_view> codings;
+  for (auto [it, end] = req.equal_range(http::field::transfer_encoding); it != end; ++it) {
+    codings.push_back(Sv(it->value()));
+  }
+  return CheckFraming(req.version(), codings, req.count(http::field::content_length) > 0);
+}
 }  // namespace
 
 class RestSession;
@@ -111,6 +121,9 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     if (ec) return OnReadError(ec);
     info_->last_interaction_ms.store(state_.clock->MonoMs(), std::memory_order_relaxed);
     const auto& req = parser_->get();
+    if (std::optional<FramingError> e = CheckRequestFraming(req)) {
+      return Respond({e->status, JsonError(e->message), {}}, true);
+    }
     authorized_ = Authorized(state_, Sv(req[http::field::authorization]), Sv(req.target()));
     if (!authorized_) {
       const auto length = parser_->content_length();
