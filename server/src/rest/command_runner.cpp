@@ -1,7 +1,10 @@
 #include "rest/command_runner.h"
 
 #include <limits>
+#include <mutex>
 
+#include "acl/registry.h"
+#include "acl/user.h"
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/context.h"
@@ -18,6 +21,13 @@ class Runner {
   explicit Runner(const RunOptions& options) : options_(options), writer_(&out_, 2) {
     session_.info = options.info;
     session_.authenticated = true;
+    acl::SessionAcl& a = session_.acl;
+    a.name = options.user->name;
+    a.generation = options.state.acl->generation();
+    a.unrestricted = options.user->unrestricted;
+    a.user = options.user;
+    std::lock_guard lock(options.state.clients.mu);  // CLIENT LIST's user=
+    if (options.info->user != a.name) options.info->user = a.name;
   }
 
   // Runs a command from the request (refused ones are answered here, not dispatched).
@@ -126,7 +136,10 @@ RunResult RunTransaction(const RunOptions& options, const std::vector<Args>& com
     if (refused) return {400, JsonError(*refused)};
   }
   Runner runner(options);
-  runner.Dispatch({"MULTI"});
+  // MULTI refused (NOPERM): nothing may run, since the commands would not be queued.
+  if (const Reply multi = runner.Dispatch({"MULTI"}); multi.is_error()) {
+    return {400, JsonError(multi.str)};
+  }
   for (const Args& args : commands) runner.Dispatch(args);  // QUEUED, or an error EXEC reports
   const Reply exec = runner.Dispatch({"EXEC"});
   if (exec.is_error()) return {400, JsonError(exec.str)};

@@ -5,7 +5,9 @@
 // body. No HTTP here: rest_session.cpp owns that, and this file serves every request form.
 //
 // A request is stateless, as on Upstash: each one runs on a fresh Session of its HTTP
-// connection's client, authenticated because the HTTP layer checked the token. Commands that
+// connection's client, logged in as the ACL user its credentials named (rest_auth.h): the
+// dispatcher checks that user's permissions as for a RESP client, and re-reads them when
+// any ACL changes during the request. Commands that
 // only make sense on a connection (MULTI/EXEC/WATCH, AUTH, HELLO, QUIT, RESET) are refused;
 // a transaction is POST /multi-exec. A blocking command does not block (as inside MULTI).
 // Call on the worker thread that owns the HTTP connection.
@@ -23,11 +25,16 @@ struct ServerState;
 struct ClientInfo;
 }  // namespace latch
 
+namespace latch::acl {
+struct User;
+}  // namespace latch::acl
+
 namespace latch::rest {
 
 struct RunOptions {
   ServerState& state;
   std::shared_ptr<ClientInfo> info;
+  std::shared_ptr<const acl::User> user;  // who the request runs as (rest_auth.h)
   Encoding encoding = Encoding::kPlain;
 };
 

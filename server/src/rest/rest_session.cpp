@@ -18,6 +18,7 @@
 #include "net/worker.h"
 #include "rest/command_runner.h"
 #include "rest/http_framing.h"
+#include "rest/rest_auth.h"
 #include "rest/rest_endpoint.h"
 #include "rest/rest_routes.h"
 #include "server_state.h"
@@ -124,7 +125,9 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     if (std::optional<FramingError> e = CheckRequestFraming(req)) {
       return Respond({e->status, JsonError(e->message), {}}, true);
     }
-    authorized_ = Authorized(state_, Sv(req[http::field::authorization]), Sv(req.target()));
+    user_ = AuthenticateRequest(state_, *info_, Sv(req[http::field::authorization]),
+                                Sv(req.target()));
+    authorized_ = user_ != nullptr;
     if (!authorized_) {
       const auto length = parser_->content_length();
       if (parser_->chunked() || (length && *length > kUnauthBodyLimit)) {
@@ -183,7 +186,7 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     view.body = req.body();
     view.encoding = Sv(req["Upstash-Encoding"]);
     view.telemetry_sdk = Sv(req["Upstash-Telemetry-Sdk"]);
-    view.authorized = authorized_;
+    view.user = std::move(user_);
     const std::uint64_t journaled_before = journal::ThisThreadLastSeq();
     RouteResult result = Route(state_, info_, view);
     const bool close = !req.keep_alive();
@@ -240,6 +243,7 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
   http::response<http::string_body> response_;
+  std::shared_ptr<const acl::User> user_;  // of the request being read (rest_auth.h)
   bool authorized_ = false;
   bool closed_ = false;
 };
