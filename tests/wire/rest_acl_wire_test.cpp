@@ -167,6 +167,24 @@ TEST(RestAcl, RestTokenRunsAsRestUser) {
   EXPECT_EQ(s.Post("/", R"(["ACL","WHOAMI"])", {Bearer("pw")}).body, R"({"result":"default"})");
 }
 
+// The request's user deleted while its pipeline runs: the connection is closed without an
+// answer, as Redis closes a RESP client whose user is deleted; nothing after it runs.
+TEST(RestAcl, UserDeletedDuringItsRequestClosesTheConnection) {
+  RestServer s(WithPassword("pw"));
+  RawConnection admin(s.resp_port());
+  ASSERT_EQ(admin.Command("AUTH", "pw"), "+OK\r\n");
+  ASSERT_EQ(admin.Command("ACL", "SETUSER", "ops", "on", ">opw", "+@all", "~*"), "+OK\r\n");
+  HttpConnection c(s.port());
+  ASSERT_TRUE(c.Send(HttpRequestBytes("POST", "/pipeline",
+                                      R"([["ACL","DELUSER","ops"],["SET","after","1"]])",
+                                      {Basic("ops:opw")})));
+  std::optional<HttpResponse> r = c.Read();
+  EXPECT_FALSE(r) << r->body;
+  EXPECT_TRUE(c.WaitClosed());
+  EXPECT_EQ(admin.Command("EXISTS", "after"), ":0\r\n");
+  EXPECT_EQ(s.Get("/ping", {Basic("ops:opw")}).status, 401);
+}
+
 TEST(RestAcl, OpenOnlyWhenDefaultHasNopassAndNoRestToken) {
   RestServer open(RestOptions(EmbeddedServer::DefaultOptions(), ""));
   EXPECT_EQ(open.Get("/ping", {}).status, 200);

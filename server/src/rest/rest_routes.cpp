@@ -25,15 +25,20 @@ void NoteClientLibrary(ServerState& state, ClientInfo& info, std::string_view sd
   if (info.lib_ver != ver) info.lib_ver = std::string(ver.substr(0, 128));
 }
 
-RouteResult Error(int status, std::string_view message) { return {status, JsonError(message), {}}; }
+RouteResult Error(int status, std::string_view message) { return {status, JsonError(message)}; }
 
-RouteResult FromRun(RunResult run) { return {run.status, std::move(run.body), {}}; }
+RouteResult Job(const RunOptions& options, CommandJob::Form form, std::vector<Args> commands) {
+  RouteResult r;
+  r.job = std::make_unique<CommandJob>(options, form, std::move(commands));
+  return r;
+}
 
 RouteResult RunList(const RunOptions& options, std::string_view body, bool transaction) {
   std::vector<Args> commands;
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = ParseJsonCommandList(body, max_bulk, &commands)) return Error(400, *e);
-  return FromRun(transaction ? RunTransaction(options, commands) : RunPipeline(options, commands));
+  return Job(options, transaction ? CommandJob::Form::kTransaction : CommandJob::Form::kPipeline,
+             std::move(commands));
 }
 
 RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
@@ -42,14 +47,15 @@ RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
                  "ERR empty command: POST a JSON array such as [\"PING\"] to /, or use "
                  "/<command>/<argument>/...");
   }
-  Args args;
+  std::vector<Args> commands(1);
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
-  if (ArgsError e = ParseJsonCommand(body, max_bulk, &args)) return Error(400, *e);
-  return FromRun(RunCommand(options, args));
+  if (ArgsError e = ParseJsonCommand(body, max_bulk, &commands[0])) return Error(400, *e);
+  return Job(options, CommandJob::Form::kSingle, std::move(commands));
 }
 
 RouteResult RunPathCommand(const RunOptions& options, const Target& target, std::string_view body) {
-  Args args;
+  std::vector<Args> commands(1);
+  Args& args = commands[0];
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = PathArgs(target.path, max_bulk, &args)) return Error(400, *e);
   if (!body.empty()) {
@@ -59,7 +65,7 @@ RouteResult RunPathCommand(const RunOptions& options, const Target& target, std:
     args.emplace_back(body);
   }
   if (ArgsError e = QueryArgs(target.query, max_bulk, &args)) return Error(400, *e);
-  return FromRun(RunCommand(options, args));
+  return Job(options, CommandJob::Form::kSingle, std::move(commands));
 }
 
 }  // namespace

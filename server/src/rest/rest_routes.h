@@ -1,11 +1,13 @@
 #pragma once
 // What the REST endpoint answers to a complete request, apart from the HTTP mechanics
-// (rest_session.cpp) and the credentials (rest_auth.h): the choice between the request forms, and
-// Upstash's status codes and bodies for everything that goes wrong. No Beast here. Worker thread
-// only.
+// (rest_session.h) and the credentials (rest_auth.h): the choice between the request forms,
+// and Upstash's status codes and bodies for everything that goes wrong. No Beast here.
+// Worker thread only.
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "rest/command_runner.h"
 
 namespace latch {
 struct ServerState;
@@ -29,10 +31,13 @@ struct RequestView {
   std::shared_ptr<const acl::User> user;
 };
 
+// An answer known at once (status and body), or the commands that make it (job): then
+// status and body are the job's, produced as it runs.
 struct RouteResult {
   int status = 200;
   std::string body;   // JSON
   std::string allow;  // the Allow header of a 405
+  std::unique_ptr<CommandJob> job;
 };
 
 // Routes and runs one request:
