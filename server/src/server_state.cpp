@@ -110,17 +110,4 @@ void ServerState::RefreshHeapBytes() {
   RaiseMemoryPeak(heap_bytes.load(std::memory_order_relaxed) + store::Slab::Bytes());
 }
 
-bool ServerState::CheckPassword(std::string_view pass) {
-  std::lock_guard lock(options_mu);
-  // Compare every byte whatever the mismatch position, as Redis's time-independent compare.
-  const std::string& want = options.requirepass;
-  if (want.empty()) return false;
-  unsigned diff = want.size() != pass.size();
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    diff |= static_cast<unsigned>(want[i]) ^
-            static_cast<unsigned>(i < pass.size() ? pass[i] : ~want[i]);
-  }
-  return diff == 0;
-}
-
 }  // namespace latch

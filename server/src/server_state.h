@@ -235,7 +235,6 @@ struct ServerState {
   }
 
   void SyncHotOptions();  // call under options_mu after changing options
-  bool CheckPassword(std::string_view pass);
 };
 
 }  // namespace latch

@@ -429,6 +429,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"rest-port", "8079"},
       {"rest-bind", "127.0.0.1 -::1"},
       {"rest-token", "t0k en"},
+      {"rest-user", "svc"},
       {"io-threads", "3"},
       {"shards", "64"},
       {"requirepass", "p w"},

@@ -113,14 +113,64 @@ std::optional<HttpResponse> HttpConnection::Read(bool head) {
     r.headers[Lower(line.substr(0, colon))] = line.substr(v);
   }
   buffer_.erase(0, end + 4);
-  const std::size_t length =
-      head || r.headers.count("content-length") == 0 ? 0 : std::stoul(r.header("content-length"));
+  if (head || r.status == 100) return r;
+  if (Lower(r.header("transfer-encoding")) == "chunked") {
+    if (!ReadChunked(deadline, &r.body)) return std::nullopt;
+    return r;
+  }
+  if (r.headers.count("content-length") == 0) {  // the body ends with the connection
+    while (Fill(deadline)) {
+    }
+    if (error_ != "connection closed by the server") return std::nullopt;
+    r.body = std::move(buffer_);
+    buffer_.clear();
+    return r;
+  }
+  const std::size_t length = std::stoul(r.header("content-length"));
   while (buffer_.size() < length) {
     if (!Fill(deadline)) return std::nullopt;
   }
   r.body = buffer_.substr(0, length);
   buffer_.erase(0, length);
   return r;
+}
+
+bool HttpConnection::ReadChunked(Clock::time_point deadline, std::string* body) {
+  for (;;) {
+    std::size_t eol;
+    while ((eol = buffer_.find("\r\n")) == std::string::npos) {
+      if (!Fill(deadline)) return false;
+    }
+    std::size_t size = 0;
+    try {
+      size = std::stoul(buffer_.substr(0, eol), nullptr, 16);
+    } catch (const std::exception&) {
+      error_ = "malformed chunk size: " + buffer_.substr(0, eol);
+      return false;
+    }
+    buffer_.erase(0, eol + 2);
+    if (size == 0) break;
+    while (buffer_.size() < size + 2) {
+      if (!Fill(deadline)) return false;
+    }
+    if (buffer_.compare(size, 2, "\r\n") != 0) {
+      error_ = "chunk not followed by CRLF";
+      return false;
+    }
+    body->append(buffer_, 0, size);
+    buffer_.erase(0, size + 2);
+  }
+  // Trailer fields (none expected), then the empty line.
+  std::size_t eol;
+  while ((eol = buffer_.find("\r\n")) != 0) {
+    if (eol == std::string::npos) {
+      if (!Fill(deadline)) return false;
+      continue;
+    }
+    buffer_.erase(0, eol + 2);
+  }
+  buffer_.erase(0, 2);
+  return true;
 }
 
 bool HttpConnection::WaitClosed() {

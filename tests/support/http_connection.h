@@ -1,6 +1,7 @@
 #pragma once
 // A blocking HTTP/1.1 client for tests of latchd's HTTP endpoints: writes raw request bytes
-// and reads one response at a time (status, headers, a Content-Length body), so a test sees
+// and reads one response at a time (status, headers, a body framed by Content-Length, by
+// chunked transfer coding or by the end of the connection), so a test sees
 // exactly what the server wrote and can reuse the connection (keep-alive). Every wait is
 // bounded by the timeout (poll-based). Plain POSIX sockets: no Asio, no Beast.
 #include <chrono>
@@ -45,6 +46,8 @@ class HttpConnection {
 
  private:
   bool Fill(std::chrono::steady_clock::time_point deadline);
+  // Reads a chunked body (RFC 9112 7.1) into *body.
+  bool ReadChunked(std::chrono::steady_clock::time_point deadline, std::string* body);
 
   std::chrono::milliseconds timeout_;
   int fd_ = -1;

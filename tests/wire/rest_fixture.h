@@ -1,7 +1,9 @@
 #pragma once
 // An embedded latchd with the REST endpoint on (rest-port on a free port, rest-token "tok"),
 // and one-call helpers for the REST wire tests.
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/embedded_server.h"
@@ -21,7 +23,22 @@ inline Options RestOptions(Options o = EmbeddedServer::DefaultOptions(),
 }
 
 struct RestServer {
-  explicit RestServer(Options o = RestOptions()) : server(std::move(o)) {}
+  explicit RestServer(Options o = RestOptions()) : owned(Start(std::move(o))), server(*owned) {}
+
+  // FreePort() races with other processes for the REST port: another free port, a few times.
+  static std::unique_ptr<EmbeddedServer> Start(Options o) {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return std::make_unique<EmbeddedServer>(o);
+      } catch (const std::exception& e) {
+        if (attempt == 5 ||
+            std::string_view(e.what()).find("REST listening socket") == std::string_view::npos) {
+          throw;
+        }
+        o.rest_port = FreePort();
+      }
+    }
+  }
   int port() { return server.server().rest_port(); }
   int resp_port() { return server.port(); }
 
@@ -39,7 +56,8 @@ struct RestServer {
     return Call("GET", target, "", std::move(headers));
   }
 
-  EmbeddedServer server;
+  std::unique_ptr<EmbeddedServer> owned;
+  EmbeddedServer& server;
 };
 
 }  // namespace latch::test

@@ -16,10 +16,12 @@ struct Options {
   int port = 6380;            // 0 = pick a free port (Server::start() returns it)
   int metrics_port = 0;       // Prometheus GET /metrics on the first bind address; 0 = off
   // Upstash-compatible REST endpoint (HTTP/1.1, server/src/rest/): port 0 = off; bind empty =
-  // the addresses of `bind`; token empty = the requirepass rules (no token when none is set).
+  // the addresses of `bind`. Requests run as ACL users (rest/rest_auth.h): a request bearing
+  // rest_token (when set) runs as the ACL user rest_user; passwords work as AUTH's.
   int rest_port = 0;
   std::string rest_bind;
   std::string rest_token;
+  std::string rest_user = "default";
   int io_threads = 0;         // 0 = one per hardware thread
   int shards = 0;             // power of two; 0 = 16 per io thread, rounded up
   std::string requirepass;    // empty = no password

@@ -309,6 +309,8 @@ constexpr std::array kDirectives = {
     ConfigDirective{"rest-bind", GetString<&Options::rest_bind>, SetRestBind, false, true},
     ConfigDirective{"rest-token", GetString<&Options::rest_token>,
                     SetString<&Options::rest_token>, true},
+    ConfigDirective{"rest-user", GetString<&Options::rest_user>, SetString<&Options::rest_user>,
+                    true},
     ConfigDirective{"io-threads", GetNumber<&Options::io_threads>,
                     SetInteger<&Options::io_threads, 0, kMaxIoThreads>, false},
     ConfigDirective{"shards", GetNumber<&Options::shards>, SetShards, false},

@@ -172,11 +172,15 @@ bool Connection::CloseIfOverOutputLimit(std::int64_t now_ms) {
                             state_.obuf_pubsub_soft_seconds.load(kRelaxed)}
              : OutputLimits{state_.obuf_hard.load(kRelaxed), state_.obuf_soft.load(kRelaxed),
                             state_.obuf_soft_seconds.load(kRelaxed)};
-  if (limits.hard == 0 && limits.soft == 0) return false;
+  const bool unauthenticated = !session_.authenticated;
+  if (limits.hard == 0 && limits.soft == 0 && !unauthenticated) return false;
   if (now_ms == kReadClock) now_ms = state_.clock->MonoMs();
   const std::size_t pending =
       PendingOutput() + (session_.subscriber ? session_.subscriber->pending() : 0);
-  if (!output_limit_.Exceeded(pending, limits, now_ms)) return false;
+  if (!(unauthenticated && pending > kUnauthenticatedOutputLimit) &&
+      !output_limit_.Exceeded(pending, limits, now_ms)) {
+    return false;
+  }
   PublishBufferSizes();
   std::string line;
   {
@@ -358,7 +362,9 @@ Connection::InputState Connection::ProcessInput() {
   const std::size_t hard = state_.obuf_hard.load(std::memory_order_relaxed);
   const std::size_t soft = state_.obuf_soft.load(std::memory_order_relaxed);
   const std::size_t pause_at = std::max<std::size_t>({kPauseOutput, hard, soft});
-  const bool limited = hard != 0 || soft != 0;  // else no per-command limit check
+  // Else no per-command limit check; a client that must still AUTH is checked all the same
+  // (kUnauthenticatedOutputLimit), however its state changes during the pass.
+  const bool limited = hard != 0 || soft != 0;
   std::size_t produced = 0;            // reply bytes of this pass, counted up to out_mark
   std::size_t out_mark = out_.size();  // out_'s size when produced was last counted
   std::size_t check_at = 0;            // out_'s size at which the checks run again
@@ -385,12 +391,13 @@ Connection::InputState Connection::ProcessInput() {
         Execute(parser_.args());
         rbuf_.Consume(parser_.consumed());
         ++commands;
-        if (limited || out_.size() >= check_at) [[unlikely]] {
+        const bool checked = limited || !session_.authenticated;
+        if (checked || out_.size() >= check_at) [[unlikely]] {
           produced += out_.size() - out_mark;
           SealIfLarge();
           out_mark = out_.size();
           check_at = 0;  // the pause and yield checks before the next command
-          if (limited && produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) {
+          if (checked && produced > 0 && CloseIfOverOutputLimit(now_.mono_ms)) {
             return InputState::kDone;
           }
         }

@@ -7,6 +7,14 @@
 
 namespace latch {
 
+// A client that has not authenticated while the server requires it (the default user has a
+// password or is off) is closed once its pending replies exceed this many bytes, whatever
+// the limits: Redis's fix of CVE-2025-21605, shipped in redis-server 7.0.15 by Debian. Redis
+// caps such a client's reply list at 1 KiB beyond its 16 KiB reply buffer, and a spill
+// past the buffer takes a 16 KiB block, so it closes the client (writing nothing more) as
+// soon as its replies exceed 16 KiB: 256 wrong AUTHs are answered, 257 are not.
+inline constexpr std::size_t kUnauthenticatedOutputLimit = 16 * 1024;
+
 struct OutputLimits {
   std::uint64_t hard = 0;
   std::uint64_t soft = 0;

@@ -1,34 +1,44 @@
 #include "rest/command_runner.h"
 
 #include <limits>
+#include <mutex>
 
+#include "acl/registry.h"
+#include "acl/user.h"
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/context.h"
 #include "server_state.h"
 
 namespace latch::rest {
-namespace {
 
 using protocol::Reply;
 
-// One request's client: a fresh session, one reply buffer reused by every command.
-class Runner {
+// One request's client: a fresh session logged in as the request's user, one reply buffer
+// reused by every command. A command's RESP reply stays in out_ until Take() reads it.
+class CommandJob::Runner {
  public:
   explicit Runner(const RunOptions& options) : options_(options), writer_(&out_, 2) {
     session_.info = options.info;
     session_.authenticated = true;
+    acl::SessionAcl& a = session_.acl;
+    a.name = options.user->name;
+    a.generation = options.state.acl->generation();
+    a.unrestricted = options.user->unrestricted;
+    a.user = options.user;
+    std::lock_guard lock(options.state.clients.mu);  // CLIENT LIST's user=
+    if (options.info->user != a.name) options.info->user = a.name;
   }
 
-  // Runs a command from the request (refused ones are answered here, not dispatched).
-  Reply Run(const Args& args) {
-    if (args.empty()) return Reply::Error("ERR empty command");
-    if (auto refused = RefusedOverRest(args[0])) return Reply::Error(*refused);
-    return Dispatch(args);
+  // A command from the request: refused ones are answered here, not dispatched.
+  void Run(const Args& args) {
+    if (args.empty()) return Refuse("ERR empty command");
+    if (auto refused = RefusedOverRest(args[0])) return Refuse(*refused);
+    Dispatch(args);
   }
 
   // Any command, MULTI and EXEC included (the transaction form runs those itself).
-  Reply Dispatch(const Args& args) {
+  void Dispatch(const Args& args) {
     out_.clear();
     views_.assign(args.begin(), args.end());
     // As a RESP connection: one full clock read for the request, then only the monotonic one.
@@ -37,20 +47,25 @@ class Runner {
     first_ = false;
     CommandContext ctx{views_, writer_, session_, options_.state, now, nullptr};
     options_.state.commands->Dispatch(ctx);
-    return ReadReply();
   }
 
- private:
+  std::size_t reply_bytes() const { return out_.size(); }
+  // The dispatcher found the session's user deleted (acl/permission.h): no reply was written.
+  bool user_deleted() const {
+    return out_.empty() && session_.close_after_reply && session_.acl.user == nullptr;
+  }
+
   // The one reply the handler wrote (handlers write exactly one; anything else is a bug
   // reported as an error rather than a malformed body). A successful SHUTDOWN writes none
   // (over RESP the connection just closes): it is answered OK while the server goes down.
-  Reply ReadReply() {
+  Reply Take() {
     if (out_.empty()) return Reply::Simple("OK");
     protocol::ReplyReaderLimits limits;
     limits.max_bulk_len = std::numeric_limits<std::int64_t>::max();
     limits.max_depth = 64;
     protocol::ReplyReader reader(limits);
     reader.Feed(out_);
+    out_.clear();
     Reply reply;
     if (reader.Next(&reply) != protocol::ReplyReader::Status::kReply || reader.buffered() != 0) {
       return Reply::Error("ERR the command's reply cannot be shown as JSON");
@@ -58,13 +73,21 @@ class Runner {
     return reply;
   }
 
-  const RunOptions& options_;
+ private:
+  void Refuse(std::string_view error) {
+    out_.clear();
+    writer_.Error(error);
+  }
+
+  const RunOptions options_;  // a copy: the job outlives the route that made it
   Session session_;
   std::string out_;
   protocol::ReplyWriter writer_;
   std::vector<std::string_view> views_;
   bool first_ = true;
 };
+
+namespace {
 
 // {"result": ...} or {"error": ...}: one command's entry (or whole body).
 void AppendEntry(const Reply& reply, Encoding encoding, std::string* out) {
@@ -79,6 +102,78 @@ void AppendEntry(const Reply& reply, Encoding encoding, std::string* out) {
 }
 
 }  // namespace
+
+struct CommandJob::Exec {
+  Reply reply;  // an array; each result is released once appended
+};
+
+CommandJob::CommandJob(const RunOptions& options, Form form, std::vector<Args> commands)
+    : runner_(std::make_unique<Runner>(options)),
+      form_(form),
+      encoding_(options.encoding),
+      commands_(std::move(commands)) {}
+
+CommandJob::~CommandJob() = default;
+
+CommandJob::Step CommandJob::Next(std::string* out, std::size_t budget) {
+  if (form_ == Form::kTransaction) return NextTransaction(out, budget);
+  runner_->Run(commands_[next_]);
+  if (runner_->user_deleted()) return Step::kClosed;
+  if (runner_->reply_bytes() >= budget) return Step::kOverLimit;
+  const Reply reply = runner_->Take();
+  if (form_ == Form::kSingle) {
+    status_ = reply.is_error() ? 400 : 200;
+    AppendEntry(reply, encoding_, out);
+    return Step::kDone;
+  }
+  out->push_back(next_ == 0 ? '[' : ',');
+  AppendEntry(reply, encoding_, out);
+  if (++next_ < commands_.size()) return Step::kMore;
+  out->push_back(']');
+  return Step::kDone;
+}
+
+CommandJob::Step CommandJob::NextTransaction(std::string* out, std::size_t budget) {
+  const auto fail = [&](std::string_view error) {
+    status_ = 400;
+    out->append(JsonError(error));
+    return Step::kDone;
+  };
+  if (exec_ == nullptr) {
+    // A refused command refuses the request before anything is queued.
+    for (const Args& args : commands_) {
+      std::optional<std::string> refused =
+          args.empty() ? std::optional<std::string>("ERR empty command") : RefusedOverRest(args[0]);
+      if (refused) return fail(*refused);
+    }
+    // MULTI refused (NOPERM): nothing may run, since the commands would not be queued.
+    runner_->Dispatch({"MULTI"});
+    if (runner_->user_deleted()) return Step::kClosed;
+    if (const Reply multi = runner_->Take(); multi.is_error()) return fail(multi.str);
+    for (const Args& args : commands_) {  // QUEUED, or an error EXEC reports
+      runner_->Dispatch(args);
+      if (runner_->user_deleted()) return Step::kClosed;
+    }
+    runner_->Dispatch({"EXEC"});
+    if (runner_->user_deleted()) return Step::kClosed;
+    if (runner_->reply_bytes() >= budget) return Step::kOverLimit;
+    Reply exec = runner_->Take();
+    if (exec.is_error()) return fail(exec.str);
+    if (exec.type != protocol::ReplyType::kArray) return fail("EXECABORT Transaction discarded");
+    exec_ = std::make_unique<Exec>(Exec{std::move(exec)});
+    out->push_back('[');
+  } else {
+    out->push_back(',');
+  }
+  std::vector<Reply>& results = exec_->reply.elements;
+  if (next_ < results.size()) {
+    AppendEntry(results[next_], encoding_, out);
+    results[next_] = Reply();  // its memory goes as its JSON is made
+  }
+  if (++next_ < results.size()) return Step::kMore;
+  out->push_back(']');
+  return Step::kDone;
+}
 
 std::optional<std::string> RefusedOverRest(std::string_view command) {
   for (std::string_view tx : {"multi", "exec", "discard", "watch", "unwatch"}) {
@@ -95,52 +190,6 @@ std::optional<std::string> RefusedOverRest(std::string_view command) {
     }
   }
   return std::nullopt;
-}
-
-RunResult RunCommand(const RunOptions& options, const Args& args) {
-  Runner runner(options);
-  const Reply reply = runner.Run(args);
-  RunResult result;
-  result.status = reply.is_error() ? 400 : 200;
-  AppendEntry(reply, options.encoding, &result.body);
-  return result;
-}
-
-RunResult RunPipeline(const RunOptions& options, const std::vector<Args>& commands) {
-  Runner runner(options);
-  RunResult result;
-  result.body.push_back('[');
-  for (std::size_t i = 0; i < commands.size(); ++i) {
-    if (i > 0) result.body.push_back(',');
-    AppendEntry(runner.Run(commands[i]), options.encoding, &result.body);
-  }
-  result.body.push_back(']');
-  return result;
-}
-
-RunResult RunTransaction(const RunOptions& options, const std::vector<Args>& commands) {
-  // A refused command refuses the request before anything is queued.
-  for (const Args& args : commands) {
-    std::optional<std::string> refused =
-        args.empty() ? std::optional<std::string>("ERR empty command") : RefusedOverRest(args[0]);
-    if (refused) return {400, JsonError(*refused)};
-  }
-  Runner runner(options);
-  runner.Dispatch({"MULTI"});
-  for (const Args& args : commands) runner.Dispatch(args);  // QUEUED, or an error EXEC reports
-  const Reply exec = runner.Dispatch({"EXEC"});
-  if (exec.is_error()) return {400, JsonError(exec.str)};
-  if (exec.type != protocol::ReplyType::kArray) {
-    return {400, JsonError("EXECABORT Transaction discarded")};
-  }
-  RunResult result;
-  result.body.push_back('[');
-  for (std::size_t i = 0; i < exec.elements.size(); ++i) {
-    if (i > 0) result.body.push_back(',');
-    AppendEntry(exec.elements[i], options.encoding, &result.body);
-  }
-  result.body.push_back(']');
-  return result;
 }
 
 }  // namespace latch::rest

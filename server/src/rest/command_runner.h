@@ -5,10 +5,17 @@
 // body. No HTTP here: rest_session.cpp owns that, and this file serves every request form.
 //
 // A request is stateless, as on Upstash: each one runs on a fresh Session of its HTTP
-// connection's client, authenticated because the HTTP layer checked the token. Commands that
-// only make sense on a connection (MULTI/EXEC/WATCH, AUTH, HELLO, QUIT, RESET) are refused;
-// a transaction is POST /multi-exec. A blocking command does not block (as inside MULTI).
-// Call on the worker thread that owns the HTTP connection.
+// connection's client, logged in as the ACL user its credentials named (rest_auth.h): the
+// dispatcher checks that user's permissions as for a RESP client, and re-reads them when
+// any ACL changes during the request. Commands that only make sense on a connection
+// (MULTI/EXEC/WATCH, AUTH, HELLO, QUIT, RESET) are refused; a transaction is POST
+// /multi-exec. A blocking command does not block (as inside MULTI).
+//
+// The answer is produced a step at a time (CommandJob::Next), so that the HTTP side writes
+// it while it is produced and runs the next commands only as the client reads: a pipeline
+// of GETs of a large value is never held whole. Call on the worker thread that owns the
+// HTTP connection.
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,27 +30,63 @@ struct ServerState;
 struct ClientInfo;
 }  // namespace latch
 
+namespace latch::acl {
+struct User;
+}  // namespace latch::acl
+
 namespace latch::rest {
 
 struct RunOptions {
   ServerState& state;
   std::shared_ptr<ClientInfo> info;
+  std::shared_ptr<const acl::User> user;  // who the request runs as (rest_auth.h)
   Encoding encoding = Encoding::kPlain;
 };
 
-struct RunResult {
-  int status = 200;  // 200, or 400 when the command (or the transaction) failed
-  std::string body;  // JSON
-};
+// The commands of one request and the JSON answer they make:
+//   kSingle:      {"result": ...} with 200, or {"error": "..."} with 400.
+//   kPipeline:    [{"result": ...} | {"error": "..."}, ...] with 200: one entry per command, in
+//                 order; a failing command does not stop the others (not atomic, as Upstash).
+//   kTransaction: MULTI, the commands, EXEC: the entries as for a pipeline, all applied
+//                 atomically; a command refused while queuing discards the whole transaction
+//                 (400, Redis's EXECABORT), as does MULTI refused to the user (NOPERM).
+class CommandJob {
+ public:
+  enum class Form { kSingle, kPipeline, kTransaction };
+  CommandJob(const RunOptions& options, Form form, std::vector<Args> commands);
+  ~CommandJob();
+  CommandJob(const CommandJob&) = delete;
+  CommandJob& operator=(const CommandJob&) = delete;
 
-// {"result": ...} with 200, or {"error": "..."} with 400.
-RunResult RunCommand(const RunOptions& options, const Args& args);
-// [{"result": ...} | {"error": "..."}, ...] with 200: one entry per command, in order; a
-// failing command does not stop the others (not atomic, as on Upstash).
-RunResult RunPipeline(const RunOptions& options, const std::vector<Args>& commands);
-// MULTI, the commands, EXEC: the entries as for a pipeline, all applied atomically; a
-// command refused while queuing discards the whole transaction (400, Redis's EXECABORT).
-RunResult RunTransaction(const RunOptions& options, const std::vector<Args>& commands);
+  enum class Step {
+    kMore,       // appended a part of the answer; call again
+    kDone,       // appended the rest of the answer
+    kOverLimit,  // a command's reply is larger than `budget`: nothing appended
+    kClosed,     // the user was deleted meanwhile: close the connection without an answer,
+                 // as Redis closes such a client
+  };
+  // Runs the next command (a transaction's MULTI...EXEC at once; its results are then
+  // appended one per step) and appends its part of the answer to *out. `budget`: the most
+  // bytes a command's reply may take before it is turned into JSON (client-output-buffer-
+  // limit's room). Not to be called again after kDone, kOverLimit or kClosed.
+  Step Next(std::string* out, std::size_t budget);
+  // The HTTP status, known once the first Next() returned.
+  int status() const { return status_; }
+
+  class Runner;
+
+ private:
+  Step NextTransaction(std::string* out, std::size_t budget);
+
+  std::unique_ptr<Runner> runner_;
+  Form form_;
+  Encoding encoding_;
+  std::vector<Args> commands_;
+  std::size_t next_ = 0;  // the next command, or (transaction) the next result
+  int status_ = 200;
+  struct Exec;  // a transaction's EXEC reply, appended one result per step
+  std::unique_ptr<Exec> exec_;
+};
 
 // The error for a command that needs per-connection state; nullopt when it may run.
 std::optional<std::string> RefusedOverRest(std::string_view command);

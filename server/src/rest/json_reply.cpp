@@ -51,8 +51,22 @@ void AppendDouble(const Reply& r, Encoding encoding, std::string* out) {
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
+  out->reserve(out->size() + s.size() + 1);
   std::size_t i = 0;
   while (i < s.size()) {
+    // A run of bytes that stand for themselves is appended at once (a value of megabytes is
+    // mostly that).
+    std::size_t run = i;
+    while (run < s.size()) {
+      const unsigned char b = static_cast<unsigned char>(s[run]);
+      if (b < 0x20 || b == '"' || b == '\\' || b >= 0x80) break;
+      ++run;
+    }
+    if (run > i) {
+      out->append(s.data() + i, run - i);
+      i = run;
+      if (i == s.size()) break;
+    }
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const std::size_t n = Utf8Length(s, i);

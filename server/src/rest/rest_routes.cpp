@@ -14,16 +14,6 @@ namespace {
 constexpr char kUnauthorized[] = "WRONGPASS invalid or missing auth token";
 constexpr char kAllow[] = "GET, HEAD, POST, PUT";
 
-// Compares every byte whatever the first mismatch, so the time taken tells nothing.
-bool SameToken(std::string_view want, std::string_view given) {
-  unsigned diff = want.size() != given.size();
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    diff |= static_cast<unsigned>(want[i]) ^
-            static_cast<unsigned>(i < given.size() ? given[i] : ~want[i]);
-  }
-  return diff == 0;
-}
-
 // "@upstash/redis@v1.39.0" -> CLIENT LIST's lib-name and lib-ver, as the SDK reports itself.
 void NoteClientLibrary(ServerState& state, ClientInfo& info, std::string_view sdk) {
   if (sdk.empty()) return;
@@ -35,15 +25,20 @@ void NoteClientLibrary(ServerState& state, ClientInfo& info, std::string_view sd
   if (info.lib_ver != ver) info.lib_ver = std::string(ver.substr(0, 128));
 }
 
-RouteResult Error(int status, std::string_view message) { return {status, JsonError(message), {}}; }
+RouteResult Error(int status, std::string_view message) { return {status, JsonError(message)}; }
 
-RouteResult FromRun(RunResult run) { return {run.status, std::move(run.body), {}}; }
+RouteResult Job(const RunOptions& options, CommandJob::Form form, std::vector<Args> commands) {
+  RouteResult r;
+  r.job = std::make_unique<CommandJob>(options, form, std::move(commands));
+  return r;
+}
 
 RouteResult RunList(const RunOptions& options, std::string_view body, bool transaction) {
   std::vector<Args> commands;
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = ParseJsonCommandList(body, max_bulk, &commands)) return Error(400, *e);
-  return FromRun(transaction ? RunTransaction(options, commands) : RunPipeline(options, commands));
+  return Job(options, transaction ? CommandJob::Form::kTransaction : CommandJob::Form::kPipeline,
+             std::move(commands));
 }
 
 RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
@@ -52,14 +47,15 @@ RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
                  "ERR empty command: POST a JSON array such as [\"PING\"] to /, or use "
                  "/<command>/<argument>/...");
   }
-  Args args;
+  std::vector<Args> commands(1);
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
-  if (ArgsError e = ParseJsonCommand(body, max_bulk, &args)) return Error(400, *e);
-  return FromRun(RunCommand(options, args));
+  if (ArgsError e = ParseJsonCommand(body, max_bulk, &commands[0])) return Error(400, *e);
+  return Job(options, CommandJob::Form::kSingle, std::move(commands));
 }
 
 RouteResult RunPathCommand(const RunOptions& options, const Target& target, std::string_view body) {
-  Args args;
+  std::vector<Args> commands(1);
+  Args& args = commands[0];
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = PathArgs(target.path, max_bulk, &args)) return Error(400, *e);
   if (!body.empty()) {
@@ -69,7 +65,7 @@ RouteResult RunPathCommand(const RunOptions& options, const Target& target, std:
     args.emplace_back(body);
   }
   if (ArgsError e = QueryArgs(target.query, max_bulk, &args)) return Error(400, *e);
-  return FromRun(RunCommand(options, args));
+  return Job(options, CommandJob::Form::kSingle, std::move(commands));
 }
 
 }  // namespace
@@ -82,37 +78,16 @@ RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
     r.allow = kAllow;
     return r;
   }
-  if (!request.authorized) return UnauthorizedResult();
+  if (request.user == nullptr) return UnauthorizedResult();
   NoteClientLibrary(state, *info, request.telemetry_sdk);
   RunOptions options{
-      state, info,
+      state, info, request.user,
       EqualsNoCase(request.encoding, "base64") ? Encoding::kBase64 : Encoding::kPlain};
   const Target target = SplitTarget(request.target);
   if (target.path == "/pipeline") return RunList(options, request.body, false);
   if (target.path == "/multi-exec") return RunList(options, request.body, true);
   if (target.path == "/" || target.path.empty()) return RunBodyCommand(options, request.body);
   return RunPathCommand(options, target, request.body);
-}
-
-bool Authorized(ServerState& state, std::string_view authorization, std::string_view target) {
-  std::optional<std::string> given;
-  if (authorization.size() >= 7 && EqualsNoCase(authorization.substr(0, 7), "bearer ")) {
-    std::string_view token = authorization.substr(7);
-    while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-    given = std::string(token);
-  } else if (authorization.empty()) {
-    given = QueryToken(SplitTarget(target).query);
-  }
-  std::string want;
-  {
-    std::lock_guard lock(state.options_mu);
-    want = state.options.rest_token;
-  }
-  if (!want.empty()) return given && SameToken(want, *given);
-  if (state.auth_required.load(std::memory_order_relaxed)) {
-    return given && state.CheckPassword(*given);
-  }
-  return true;
 }
 
 RouteResult UnauthorizedResult() { return Error(401, kUnauthorized); }

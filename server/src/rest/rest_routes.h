@@ -1,15 +1,22 @@
 #pragma once
 // What the REST endpoint answers to a complete request, apart from the HTTP mechanics
-// (rest_session.cpp): the token check, the choice between the request forms, and Upstash's
-// status codes and bodies for everything that goes wrong. No Beast here. Worker thread only.
+// (rest_session.h) and the credentials (rest_auth.h): the choice between the request forms,
+// and Upstash's status codes and bodies for everything that goes wrong. No Beast here.
+// Worker thread only.
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "rest/command_runner.h"
 
 namespace latch {
 struct ServerState;
 struct ClientInfo;
 }  // namespace latch
+
+namespace latch::acl {
+struct User;
+}  // namespace latch::acl
 
 namespace latch::rest {
 
@@ -20,13 +27,17 @@ struct RequestView {
   std::string_view body;
   std::string_view encoding;       // Upstash-Encoding
   std::string_view telemetry_sdk;  // Upstash-Telemetry-Sdk, e.g. "@upstash/redis@v1.39.0"
-  bool authorized = false;
+  // The ACL user the request runs as (rest_auth.h); null when it is not authorized.
+  std::shared_ptr<const acl::User> user;
 };
 
+// An answer known at once (status and body), or the commands that make it (job): then
+// status and body are the job's, produced as it runs.
 struct RouteResult {
   int status = 200;
   std::string body;   // JSON
   std::string allow;  // the Allow header of a 405
+  std::unique_ptr<CommandJob> job;
 };
 
 // Routes and runs one request:
@@ -37,10 +48,6 @@ struct RouteResult {
 // 401 before anything runs when the request is not authorized; 405 for other methods.
 RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
                   const RequestView& request);
-
-// The token rules: rest-token when set ("Authorization: Bearer <token>" or ?_token=<token>);
-// otherwise requirepass, when set, is the token; otherwise every request is authorized.
-bool Authorized(ServerState& state, std::string_view authorization, std::string_view target);
 
 RouteResult UnauthorizedResult();                          // 401
 RouteResult BodyTooLargeResult(const ServerState& state);  // 413
