@@ -253,7 +253,7 @@ TEST(ConfigTextTest, EveryErrorNamesFileLineTextAndReason) {
 }
 
 TEST(ConfigTextTest, ShippedConfigFileHoldsTheDefaults) {
-  const fs::path conf = fs::path(__FILE__).parent_path() / "../../conf/latchd.conf";
+  const fs::path conf = fs::path(LATCH_SOURCE_DIR) / "conf/latchd.conf";
   const Options o = Load({conf.string()});
   const Options defaults;
   for (const ConfigDirective& d : ConfigDirectives()) {
