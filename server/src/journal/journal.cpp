@@ -26,12 +26,14 @@ constexpr auto kGatherAtMost = std::chrono::milliseconds(1);
 constexpr auto kWriteEvery = std::chrono::microseconds(250);
 }  // namespace
 
-Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq)
+Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq,
+                 std::function<void()> before_write)
     : appended_(last_seq),
       written_(last_seq),
       synced_(last_seq),
       fsynced_(last_seq),
       fd_(fd),
+      before_write_(std::move(before_write)),
       policy_(policy),
       file_size_(size) {
   thread_ = std::thread([this] { Run(); });
@@ -103,6 +105,7 @@ std::uint64_t Journal::TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* wa
   const std::size_t split = switch_at_;
   const std::uint64_t switch_size = next_size_;
   lock.unlock();
+  if (before_write_ && !batch_.empty()) before_write_();
   if (switch_fd >= 0) {
     // The old file's tail, synced and closed before the new file gets a byte.
     WriteAll(fd_, std::string_view(batch_).substr(0, split), true);
