@@ -58,63 +58,70 @@ void HasValue(RawConnection& c, const std::string& key, const std::string& value
       << key;
 }
 
-std::vector<WritePath> Paths() {
-  auto set_nx = [](const std::string& v) {
-    return [v](RawConnection& c, const std::string& key) { HasValue(c, key, v); };
-  };
+std::function<void(RawConnection&, const std::string&)> ValueIs(const std::string& v) {
+  return [v](RawConnection& c, const std::string& key) { HasValue(c, key, v); };
+}
+
+// The writes run by the client's own thread.
+std::vector<WritePath> OwnThreadPaths() {
+  return {{"SetNx",
+           Nothing,
+           [](RawConnection& x, RawConnection&, const std::string& key) {
+             Send(x, {"SET", key, "v", "NX", "PX", "60000"});
+           },
+           {},
+           "",
+           "+OK\r\n",
+           ValueIs("v")},
+          {"LockAcquire",
+           Nothing,
+           [](RawConnection& x, RawConnection&, const std::string& key) {
+             Send(x, {"LOCK.ACQUIRE", key, "owner", "60000"});
+           },
+           {},
+           "",
+           ":",
+           ValueIs("owner")},
+          {"LockExtend",
+           [](RawConnection& x, RawConnection&, const std::string& key) {
+             EXPECT_EQ(x.Command("LOCK.ACQUIRE", key, "owner", "10000").substr(0, 1), ":");
+           },
+           [](RawConnection& x, RawConnection&, const std::string& key) {
+             Send(x, {"LOCK.EXTEND", key, "owner", "600000"});
+           },
+           {},
+           "",
+           ":1\r\n",
+           [](RawConnection& c, const std::string& key) {
+             const std::string pttl = c.Command("PTTL", key);
+             ASSERT_EQ(pttl.substr(0, 1), ":") << pttl;
+             EXPECT_GT(std::stoll(pttl.substr(1)), 60000) << "the extension is lost";
+           }},
+          {"NativeScript",
+           Nothing,
+           [](RawConnection& x, RawConnection&, const std::string& key) {
+             Send(x, {"EVAL", RedlockAcquire(), "1", key, "owner", "60000"});
+           },
+           {},
+           "",
+           ":1\r\n",
+           ValueIs("owner")},
+          {"Exec",
+           [](RawConnection& x, RawConnection&, const std::string& key) {
+             EXPECT_EQ(x.Command("MULTI"), "+OK\r\n");
+             EXPECT_EQ(x.Command("SET", key, "v", "NX", "PX", "60000"), "+QUEUED\r\n");
+           },
+           [](RawConnection& x, RawConnection&, const std::string&) { Send(x, {"EXEC"}); },
+           {},
+           "",
+           "*1\r\n+OK\r\n",
+           ValueIs("v")}};
+}
+
+// The writes whose reply another thread hands to the client's thread, or that the client's
+// thread runs when it is unparked.
+std::vector<WritePath> HandedBackPaths() {
   return {
-      {"SetNx",
-       Nothing,
-       [](RawConnection& x, RawConnection&, const std::string& key) {
-         Send(x, {"SET", key, "v", "NX", "PX", "60000"});
-       },
-       {},
-       "",
-       "+OK\r\n",
-       set_nx("v")},
-      {"LockAcquire",
-       Nothing,
-       [](RawConnection& x, RawConnection&, const std::string& key) {
-         Send(x, {"LOCK.ACQUIRE", key, "owner", "60000"});
-       },
-       {},
-       "",
-       ":",
-       set_nx("owner")},
-      {"LockExtend",
-       [](RawConnection& x, RawConnection&, const std::string& key) {
-         EXPECT_EQ(x.Command("LOCK.ACQUIRE", key, "owner", "10000").substr(0, 1), ":");
-       },
-       [](RawConnection& x, RawConnection&, const std::string& key) {
-         Send(x, {"LOCK.EXTEND", key, "owner", "600000"});
-       },
-       {},
-       "",
-       ":1\r\n",
-       [](RawConnection& c, const std::string& key) {
-         const std::string pttl = c.Command("PTTL", key);
-         ASSERT_EQ(pttl.substr(0, 1), ":") << pttl;
-         EXPECT_GT(std::stoll(pttl.substr(1)), 60000) << "the extension is lost";
-       }},
-      {"NativeScript",
-       Nothing,
-       [](RawConnection& x, RawConnection&, const std::string& key) {
-         Send(x, {"EVAL", RedlockAcquire(), "1", key, "owner", "60000"});
-       },
-       {},
-       "",
-       ":1\r\n",
-       set_nx("owner")},
-      {"Exec",
-       [](RawConnection& x, RawConnection&, const std::string& key) {
-         EXPECT_EQ(x.Command("MULTI"), "+OK\r\n");
-         EXPECT_EQ(x.Command("SET", key, "v", "NX", "PX", "60000"), "+QUEUED\r\n");
-       },
-       [](RawConnection& x, RawConnection&, const std::string&) { Send(x, {"EXEC"}); },
-       {},
-       "",
-       "*1\r\n+OK\r\n",
-       set_nx("v")},
       // The script thread records the call before it hands the reply to the client's thread.
       {"Eval",
        Nothing,
@@ -124,7 +131,7 @@ std::vector<WritePath> Paths() {
        {"INFO", "commandstats"},
        "cmdstat_eval:calls=1,",
        "+OK\r\n",
-       set_nx("v")},
+       ValueIs("v")},
       {"Evalsha",
        [](RawConnection& x, RawConnection&, const std::string&) {
          EXPECT_EQ(x.Command("SCRIPT", "LOAD", kLuaSetNx).substr(0, 3), "$40");
@@ -136,7 +143,7 @@ std::vector<WritePath> Paths() {
        {"INFO", "commandstats"},
        "cmdstat_evalsha:calls=1,",
        "+OK\r\n",
-       set_nx("v")},
+       ValueIs("v")},
       // Postponed by a pause, run by the client's thread when the pause ends.
       {"ClientUnpause",
        [](RawConnection& x, RawConnection& c, const std::string& key) {
@@ -150,7 +157,7 @@ std::vector<WritePath> Paths() {
        {},
        "",
        "+OK\r\n",
-       set_nx("v")},
+       ValueIs("v")},
   };
 }
 
@@ -198,6 +205,12 @@ TEST_P(DurableReplyTest, NoReplyBeforeItsRecordIsOnDisk) {
     }
   }
   EXPECT_EQ(told[0], "") << "a reply left before its journal record was written";
+}
+
+std::vector<WritePath> Paths() {
+  std::vector<WritePath> all = OwnThreadPaths();
+  for (WritePath& p : HandedBackPaths()) all.push_back(std::move(p));
+  return all;
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, DurableReplyTest, ::testing::ValuesIn(Paths()),
