@@ -197,6 +197,7 @@ class ServerImpl {
     // A running script would keep its worker from ever seeing the shutdown (SIGTERM during
     // `while true do end`): stop it, written or not, as SHUTDOWN NOSAVE does.
     scripting::EngineFor(state_).KillForShutdown();
+    state_.faults.Resume();  // a thread stopped at a stall point (test mode) would hold its worker
     for (auto& w : workers_) w->Shutdown();
     for (auto& w : workers_) w->Join();
     // The script thread posts its last reply to a worker's io_context: joined before they go.

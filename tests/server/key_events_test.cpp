@@ -81,13 +81,20 @@ TEST_F(KeyEventsTest, EachOpReportsItsEffectiveWriteOnce) {
   EXPECT_EQ(journal_.log, (std::vector<std::string>{"expired n 5 " + n50}));
 }
 
+// The waiter is told of its grant only once the journal has its record (it replies with that
+// record's number, so the reply waits for the disk): claimed first, told last.
 TEST_F(KeyEventsTest, AHandOffIsARemovalThenAGrantAndWatchSeesBoth) {
   store::LockTable& table = locks_.ForShard(Ref("lock").shard->index());
   ASSERT_NE(store::OpAcquire(table, Ref("lock"), "a", 1000, clock_.Now()), 0u);
   store::LockWaiter w;
   w.owner = "b";
   w.ttl_ms = 500;
-  w.grant = [](std::uint64_t) { return true; };
+  std::vector<std::string> at_claim, at_grant;
+  w.claim = [&] {
+    at_claim = journal_.log;
+    return true;
+  };
+  w.grant = [&](std::uint64_t) { at_grant = journal_.log; };
   table.Enqueue("lock", store::HashKey("lock"), std::move(w));
   WatchRegistry::Watcher watcher;
   watches_.Watch(0, "lock", &watcher);
@@ -96,6 +103,8 @@ TEST_F(KeyEventsTest, AHandOffIsARemovalThenAGrantAndWatchSeesBoth) {
   EXPECT_EQ(journal_.log,
             (std::vector<std::string>{"deleted lock a " + std::to_string(Mono() + 1000),
                                       "written lock b " + std::to_string(Mono() + 500)}));
+  EXPECT_EQ(at_claim.size(), 1u) << "claimed after the removal, before the grant's write";
+  EXPECT_EQ(at_grant, journal_.log) << "told after the journal has the grant's record";
   EXPECT_TRUE(watcher.dirty);
   watches_.Unwatch({0}, {"lock"}, &watcher);
 }

@@ -57,11 +57,8 @@ class LockTableTest : public ::testing::Test {
     LockWaiter w;
     w.owner = std::move(owner);
     w.ttl_ms = ttl;
-    w.grant = [r](std::uint64_t token) {
-      if (!r->willing) return false;
-      r->tokens.push_back(token);
-      return true;
-    };
+    w.claim = [r] { return r->willing; };
+    w.grant = [r](std::uint64_t token) { r->tokens.push_back(token); };
     return table().Enqueue(key, H(key), std::move(w));
   }
 

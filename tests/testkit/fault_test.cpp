@@ -1,10 +1,12 @@
 // Fault injection, in-process (ScopedServer::InjectFault) and over the wire (TEST.FAULT):
 // each action as a client sees it, matching by command and key, seeded probabilities, the
-// whole-server pause and the INFO counters.
+// whole-server pause, stall points and the INFO counters.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "latch/testing/gtest.h"
@@ -145,6 +147,61 @@ TEST(FaultTest, TestFaultCommandArmsClearsAndShowsInInfo) {
   EXPECT_EQ(conn.Command("TEST.RESET"), "+OK\r\n");
   EXPECT_EQ(server.Keys("*"), std::vector<std::string>{});
   EXPECT_EQ(server.counters().faults.total(), 0u);
+}
+
+// Polls INFO faults on `conn` until it holds `line` (bounded: 10 s).
+bool WaitForFaultInfo(RawConnection& conn, const std::string& line) {
+  const auto deadline = Clock::now() + 10s;
+  while (Clock::now() < deadline) {
+    if (conn.Command("INFO", "faults").find(line) != std::string::npos) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return false;
+}
+
+// journal-write: the journal thread stops before it writes, so a write's reply (appendfsync
+// always) waits until RESUME, or until max-ms when nobody resumes it.
+TEST(FaultTest, StallHoldsTheJournalUntilResumedOrItsBound) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("latch-stall-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  Options o = ScopedServer::DefaultOptions();
+  o.appendonly = true;
+  o.appendfsync = 0;  // always
+  o.dir = dir.string();
+  {
+    ScopedServer server(o);
+    RawConnection c(server.port());
+    RawConnection x(server.port());
+    EXPECT_EQ(c.Command("TEST.FAULT", "STALL", "nowhere", "10"),
+              "-ERR unknown stall point, try journal-append or journal-write\r\n");
+    EXPECT_EQ(c.Command("TEST.FAULT", "STALL", "journal-write", "0"),
+              "-ERR value is not an integer or out of range\r\n");
+    EXPECT_EQ(c.Command("TEST.FAULT", "STALL", "journal-write"), "-ERR syntax error\r\n");
+    EXPECT_EQ(c.Command("TEST.FAULT", "STALL", "journal-write", "10", "COMMAND", "set"),
+              "-ERR STALL takes only KEY and COUNT\r\n");
+    // A key pattern that does not match lets the append through.
+    EXPECT_EQ(c.Command("TEST.FAULT", "STALL", "Journal-Append", "30000", "KEY", "other"),
+              ":1\r\n");
+    EXPECT_EQ(x.Command("SET", "k", "v0"), "+OK\r\n");
+    EXPECT_EQ(c.Command("TEST.FAULT", "CLEAR"), "+OK\r\n");
+
+    EXPECT_EQ(c.Command("TEST.FAULT", "STALL", "journal-write", "30000"), ":2\r\n");
+    ASSERT_TRUE(x.Send(RawConnection::Encode({"SET", "k", "v1"})));
+    ASSERT_TRUE(WaitForFaultInfo(c, "\r\nfault_stalled_threads:1\r\n"));
+    EXPECT_EQ(c.Command("TEST.FAULT", "RESUME"), "+OK\r\n");
+    EXPECT_EQ(x.ReadReply().value_or("<none>"), "+OK\r\n");
+    EXPECT_TRUE(WaitForFaultInfo(c, "\r\nfault_stalled_threads:0\r\n"));
+    EXPECT_EQ(server.counters().faults.stalls, 1u);
+
+    // Nobody resumes: the stall ends by itself after max-ms.
+    EXPECT_EQ(c.Command("TEST.FAULT", "STALL", "journal-write", "100"), ":3\r\n");
+    const auto start = Clock::now();
+    EXPECT_EQ(x.Command("SET", "k", "v2"), "+OK\r\n");
+    EXPECT_GE(ElapsedMs(start), 100);
+    EXPECT_EQ(server.counters().faults.stalls, 2u);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -51,24 +51,41 @@ struct Session {
 };
 
 // A client parked by a blocking command (LOCK.ACQUIRE ... WAIT). The connection stops
-// running that client's commands until exactly one of three things happens first: a
-// TryComplete() from any thread (the reply is delivered), the timeout (on_timeout writes the
-// reply), or the client disconnecting. In the last two cases on_abandon runs once on the
-// connection's thread with no lock held, e.g. to remove the waiter from its queue.
+// running that client's commands until exactly one of three things happens first: a claim
+// from any thread (TryComplete, or TryClaim then Deliver: the reply is delivered), the
+// timeout (on_timeout writes the reply), or the client disconnecting. In the last two cases
+// on_abandon runs once on the connection's thread with no lock held, e.g. to remove the
+// waiter from its queue.
+//
+// Durability (appendfsync): a delivered reply leaves the connection only once the journal
+// record it depends on, named by its sequence number, is on disk (always) or written
+// (everysec, no). So whatever makes the reply true is appended first: a lock grant claims
+// the waiter, creates the key (which appends its record), then delivers with that record's
+// number (docs/LOCKS.md, "No grant before its record").
 class BlockedClient {
  public:
   using Writer = std::function<void(protocol::ReplyWriter&)>;
-  explicit BlockedClient(std::function<void(Writer)> deliver) : deliver_(std::move(deliver)) {}
+  // Posts (write, journal_seq) to the connection's thread.
+  explicit BlockedClient(std::function<void(Writer, std::uint64_t)> deliver)
+      : deliver_(std::move(deliver)) {}
 
-  // Any thread, any lock held. True when this call won: `write` will run on the
-  // connection's thread to produce the reply. False when the client stopped waiting.
-  bool TryComplete(Writer write) {
+  // Any thread, any lock held. True when this call won: neither the timeout nor a disconnect
+  // can answer the client any more, and the caller must Deliver its reply, once.
+  bool TryClaim() {
     int expected = kWaiting;
-    if (!state_.compare_exchange_strong(expected, kDone)) return false;
-    deliver_(std::move(write));
+    return state_.compare_exchange_strong(expected, kDone);
+  }
+  // After a TryClaim that returned true: `write` will run on the connection's thread to
+  // produce the reply, which waits for journal record `journal_seq` (0: none).
+  void Deliver(Writer write, std::uint64_t journal_seq) { deliver_(std::move(write), journal_seq); }
+  // TryClaim and Deliver in one, for a reply whose records are appended already (or that
+  // appends them itself when `write` runs: the connection then waits for those too).
+  bool TryComplete(Writer write, std::uint64_t journal_seq = 0) {
+    if (!TryClaim()) return false;
+    Deliver(std::move(write), journal_seq);
     return true;
   }
-  // Connection side: true when the timeout/disconnect won over TryComplete.
+  // Connection side: true when the timeout/disconnect won over a claim.
   bool TryAbandon() {
     int expected = kWaiting;
     return state_.compare_exchange_strong(expected, kAbandoned);
@@ -80,7 +97,7 @@ class BlockedClient {
  private:
   enum { kWaiting, kDone, kAbandoned };
   std::atomic<int> state_{kWaiting};
-  std::function<void(Writer)> deliver_;
+  std::function<void(Writer, std::uint64_t)> deliver_;
 };
 
 // Implemented by the connection.

@@ -15,10 +15,11 @@
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
-#include "metrics/lock_timings.h"
 #include "commands/errors.h"
 #include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
+#include "journal/journal.h"
+#include "metrics/lock_timings.h"
 #include "store/lock_ops.h"
 #include "testing/test_clock.h"
 
@@ -68,10 +69,16 @@ void Park(CommandContext& ctx, const KeyRef& k, std::int64_t ttl, std::int64_t t
   waiter.owner = std::string(ctx.arg(2));
   waiter.ttl_ms = ttl;
   waiter.deadline_ms = timeout == 0 ? 0 : ctx.now.mono_ms + timeout;
+  waiter.claim = [blocked] { return blocked->TryClaim(); };
+  // On the granting thread, right after the key was created: the reply waits for the record
+  // that creation appended on this thread.
   waiter.grant = [blocked](std::uint64_t granted) {
-    return blocked->TryComplete([granted](protocol::ReplyWriter& w) {
-      w.Integer(static_cast<std::int64_t>(granted));
-    });
+    blocked->Deliver(
+        [granted](protocol::ReplyWriter& w) {
+          if (granted == 0) return w.Null();
+          w.Integer(static_cast<std::int64_t>(granted));
+        },
+        journal::ThisThreadLastSeq());
   };
   waiter.time_out = [blocked] {
     blocked->TryComplete([](protocol::ReplyWriter& w) { w.Null(); });

@@ -7,6 +7,9 @@
 //   TEST.FAULT ERROR <message> | TIMEOUT | DROP | DELAY <ms>   [COMMAND <name>] [KEY <pattern>]
 //              [COUNT <n, 0 = until cleared>] [PROBABILITY <0..1>] [SEED <n>]   -> rule id
 //   TEST.FAULT PAUSE <ms> | CLEAR
+//   TEST.FAULT STALL <journal-append | journal-write> <max-ms> [KEY <pattern>] [COUNT <n>]
+//                                                                                -> stall id
+//   TEST.FAULT RESUME     -> OK: stalled threads go on, stalls disarmed (CLEAR does it too)
 //   TEST.COUNTS           -> map: command name -> times run (test mode counts them)
 //   TEST.RESET            -> faults cleared, counters zeroed, every key flushed
 #include <cstdlib>
@@ -89,6 +92,23 @@ bool ParseRuleOptions(CommandContext& ctx, std::size_t i, testing::FaultRule* ru
   return true;
 }
 
+// TEST.FAULT STALL point max-ms [KEY pattern] [COUNT n]: a thread that reaches the point
+// stops there (testing/fault_injector.h); max-ms bounds the stop when nobody resumes it.
+void StallCommand(CommandContext& ctx) {
+  if (ctx.argc() < 4) return SyntaxError(ctx);
+  const std::optional<testing::StallPoint> point = testing::StallPointNamed(ctx.arg(2));
+  if (!point) return ctx.out.Error("ERR unknown stall point, try journal-append or journal-write");
+  std::int64_t max_ms = 0;
+  if (!ParseInt64(ctx.arg(3), &max_ms) || max_ms <= 0) return ctx.out.Error(errors::kNotInteger);
+  testing::FaultRule options;  // only KEY and COUNT apply to a stall
+  if (!ParseRuleOptions(ctx, 4, &options)) return;
+  if (!options.command.empty() || options.probability != 1.0 || options.seed != 0) {
+    return ctx.out.Error("ERR STALL takes only KEY and COUNT");
+  }
+  ctx.out.Integer(static_cast<std::int64_t>(
+      ctx.server.faults.ArmStall(*point, options.key_pattern, options.count, max_ms)));
+}
+
 void FaultCommand(CommandContext& ctx) {
   if (!Enabled(ctx)) return;
   const std::string_view sub = ctx.arg(1);
@@ -97,6 +117,11 @@ void FaultCommand(CommandContext& ctx) {
     faults.Clear();
     return ctx.out.Ok();
   }
+  if (EqualsNoCase(sub, "resume") && ctx.argc() == 2) {
+    faults.Resume();
+    return ctx.out.Ok();
+  }
+  if (EqualsNoCase(sub, "stall")) return StallCommand(ctx);
   std::int64_t ms = 0;
   if (EqualsNoCase(sub, "pause")) {
     if (ctx.argc() != 3) return SyntaxError(ctx);
@@ -124,7 +149,7 @@ void FaultCommand(CommandContext& ctx) {
     next = 3;
   } else {
     return ctx.out.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
-                         "'. Try ERROR, TIMEOUT, DROP, DELAY, PAUSE or CLEAR.");
+                         "'. Try ERROR, TIMEOUT, DROP, DELAY, PAUSE, STALL, RESUME or CLEAR.");
   }
   if (!ParseRuleOptions(ctx, next, &rule)) return;
   ctx.out.Integer(static_cast<std::int64_t>(faults.Arm(std::move(rule))));

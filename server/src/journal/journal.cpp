@@ -27,12 +27,13 @@ constexpr auto kWriteEvery = std::chrono::microseconds(250);
 }  // namespace
 
 Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq,
-                 std::atomic<int>* error_out)
+                 std::atomic<int>* error_out, std::function<void()> before_write)
     : appended_(last_seq),
       written_(last_seq),
       synced_(last_seq),
       fsynced_(last_seq),
       fd_(fd),
+      before_write_(std::move(before_write)),
       policy_(policy),
       file_size_(size),
       error_out_(error_out) {
@@ -117,6 +118,7 @@ std::uint64_t Journal::TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* wa
   const std::uint64_t switch_size = next_size_;
   in_flight_.store(batch_.size(), std::memory_order_relaxed);
   lock.unlock();
+  if (before_write_ && !batch_.empty()) before_write_();
   std::size_t done = 0;  // bytes of batch_ in a file
   if (switch_fd >= 0) {
     // The old file's tail, synced and closed before the new file gets a byte.

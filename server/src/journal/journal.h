@@ -66,9 +66,11 @@ class Journal {
   // the numbers of the one before, so a number a connection still holds from the old journal
   // is never mistaken for a record the new one has not written yet.
   // `error_out` (may be null): set to the errno of the last failed write or fdatasync while it
-  // stands, 0 once they work again.
+  // stands, 0 once they work again. `before_write`, when set, runs before each write() of a
+  // batch, holding no lock an appender takes (the server's journal-write stall point,
+  // testing/fault_injector.h).
   Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq = 0,
-          std::atomic<int>* error_out = nullptr);
+          std::atomic<int>* error_out = nullptr, std::function<void()> before_write = {});
   // Close().
   ~Journal();
   Journal(const Journal&) = delete;
@@ -197,6 +199,7 @@ class Journal {
   std::size_t switch_at_ = 0;
 
   int fd_;
+  const std::function<void()> before_write_;
   std::atomic<FsyncPolicy> policy_;
   std::atomic<std::uint64_t> file_size_;
   std::atomic<bool> last_write_ok_{true};

@@ -116,8 +116,12 @@ void Persistence::SetPaths(const Options& o) {
 }
 
 void Persistence::Open(int fd, std::uint64_t size, const Options& o) {
+  // The journal-write stall point (test mode, TEST.FAULT STALL): a slow disk, on purpose.
+  auto before_write = [&faults = state_.faults] {
+    if (faults.stalls_armed()) faults.AtStallPoint(testing::StallPoint::kJournalWrite, {});
+  };
   journal_ = std::make_unique<Journal>(fd, size, PolicyOf(o.appendfsync), last_seq_,
-                                       &state_.journal_write_errno);
+                                       &state_.journal_write_errno, std::move(before_write));
   live_.store(journal_.get(), std::memory_order_release);
   Attach(true);
   stop_ = false;
@@ -166,6 +170,9 @@ void Persistence::Timestamp(std::string* out, const TimeSnapshot& now) {
 void Persistence::KeyModified(int db, const store::Object& o, const TimeSnapshot& now) {
   Journal* j = journal();
   if (j == nullptr) return;
+  if (state_.faults.stalls_armed()) {
+    state_.faults.AtStallPoint(testing::StallPoint::kJournalAppend, o.key());
+  }
   std::int64_t deadline = 0;
   if (o.has_expire()) deadline = std::max<std::int64_t>(1, now.MonoToWall(o.expire_at()));
   j->Append(db, [&](std::string* out) {

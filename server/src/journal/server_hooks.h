@@ -21,9 +21,10 @@ namespace latch::journal {
 inline constexpr std::string_view kLoadingError = "LOADING Redis is loading the dataset in memory";
 // Commands flagged kCmdLoading (Redis's "loading" flag) are let through meanwhile.
 
-// appendfsync always, for the connection: the highest journal record a reply depends on is
-// ThisThreadLastSeq() (journal.h) after a command appended, or AppendedSeq() when a record was
-// appended by another thread for this client (a lock handed to a parked waiter).
+// For the connection: the highest journal record a reply depends on is ThisThreadLastSeq()
+// (journal.h) after a command appended, or, for a parked client, the number its reply was
+// delivered with by the thread that appended (BlockedClient::Deliver: a lock grant passes its
+// own record's, a script AppendedSeq() after its run).
 std::uint64_t AppendedSeq(const ServerState& s);
 // True when the replies must wait for record `seq` to be on disk; `resume` then runs on `on`
 // (the caller's io_context) once it is, posted together with the batch's other resumes there.

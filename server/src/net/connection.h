@@ -70,7 +70,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   InputState ProcessInput();
   void Execute(std::span<const std::string_view> args);
   void UpdateParserLimits();
-  void Unblock(const BlockedClient::Writer& write);
+  // The parked client's reply (null `write`: none, it disconnected); it waits for journal
+  // record `journal_seq` and for whatever `write` itself appends.
+  void Unblock(const BlockedClient::Writer& write, std::uint64_t journal_seq);
   // Appends the messages publishers left in this client's mailbox (pubsub/subscriber.h) to
   // out_, as Unblock does with a grant; closes the client when its mailbox overflowed.
   void DeliverPushes();

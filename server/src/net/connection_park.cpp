@@ -20,11 +20,12 @@ std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
   std::weak_ptr<Connection> weak = weak_from_this();
   auto& ctx = worker_.context();
   session_.info->blocked.store(true, std::memory_order_relaxed);  // CLIENT LIST flag b
-  blocked_ = std::make_shared<BlockedClient>([weak, &ctx](BlockedClient::Writer write) {
-    boost::asio::post(ctx, [weak, write = std::move(write)] {
-      if (auto self = weak.lock()) self->Unblock(write);
-    });
-  });
+  blocked_ = std::make_shared<BlockedClient>(
+      [weak, &ctx](BlockedClient::Writer write, std::uint64_t journal_seq) {
+        boost::asio::post(ctx, [weak, write = std::move(write), journal_seq] {
+          if (auto self = weak.lock()) self->Unblock(write, journal_seq);
+        });
+      });
   if (timeout_ms > 0) {
     block_timer_.expires_after(std::chrono::milliseconds(timeout_ms));
     block_timer_.async_wait(
@@ -32,22 +33,29 @@ std::shared_ptr<BlockedClient> Connection::Block(std::int64_t timeout_ms) {
           auto self = weak.lock();
           auto blocked = b.lock();
           if (ec || !self || !blocked || self->blocked_ != blocked) return;
-          if (!blocked->TryAbandon()) return;  // a grant won the race; its Unblock is queued
+          if (!blocked->TryAbandon()) return;  // claimed: its Unblock is (or will be) queued
           if (blocked->on_abandon) blocked->on_abandon();
-          self->Unblock(blocked->on_timeout);
+          self->Unblock(blocked->on_timeout, 0);
         });
   }
   return blocked_;
 }
 
-void Connection::Unblock(const BlockedClient::Writer& write) {
+void Connection::Unblock(const BlockedClient::Writer& write, std::uint64_t journal_seq) {
   if (closed_ || !blocked_) return;
   session_.info->blocked.store(false, std::memory_order_relaxed);
   blocked_.reset();
   block_timer_.cancel();
-  // A lock handed to this client was journaled by the releasing thread: wait for all so far.
-  if (write) journal_seq_ = std::max(journal_seq_, journal::AppendedSeq(state_));
-  if (write) write(writer_);
+  if (write) {
+    // The record the reply depends on was appended by the thread that delivered it (a lock
+    // grant, a script's writes); a writer that runs the command itself (one postponed by
+    // CLIENT PAUSE, a delayed fault) appends here.
+    journal_seq_ = std::max(journal_seq_, journal_seq);
+    const std::uint64_t before = journal::ThisThreadLastSeq();
+    write(writer_);
+    const std::uint64_t appended = journal::ThisThreadLastSeq();
+    if (appended != before) journal_seq_ = std::max(journal_seq_, appended);
+  }
   SealIfLarge();
   if (CloseIfOverOutputLimit(kReadClock)) return;
   SafePump();

@@ -10,6 +10,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
+#include "journal/server_hooks.h"
 #include "metrics/command_stats.h"
 #include "scripting/native_runner.h"
 #include "scripting/script_text.h"
@@ -163,8 +164,10 @@ void ScriptEngine::RunJob(Job& job) {
     server_.log->warn("Out of memory running a script of client id={}", job.session.info->id);
   }
   if (job.spec != nullptr) RecordCommandCall(*job.spec, ctx, timer, 0);
-  job.parked->TryComplete(
-      [reply = std::move(reply)](protocol::ReplyWriter& w) { w.Raw(reply); });
+  // The reply waits for the script's records and any appended before them, as it did when
+  // the client's thread asked the journal at delivery.
+  job.parked->TryComplete([reply = std::move(reply)](protocol::ReplyWriter& w) { w.Raw(reply); },
+                          journal::AppendedSeq(server_));
 }
 
 void ScriptEngine::RunLua(CommandContext& ctx, const CachedScript& script,

@@ -36,9 +36,16 @@ Object* LockTable::GrantNext(std::string_view key, std::uint64_t hash, Queue& qu
       if (w.time_out) w.time_out();
       continue;
     }
+    if (!w.claim()) continue;  // timed out or gone
     const std::uint64_t token = tokens_.Next(now.wall_us);
-    if (!w.grant(token)) continue;  // timed out or gone: the token is simply skipped
-    Object* o = shard_.Put(nullptr, key, hash, w.owner, Expiry::At(now.mono_ms + w.ttl_ms), token);
+    Object* o;
+    try {
+      o = shard_.Put(nullptr, key, hash, w.owner, Expiry::At(now.mono_ms + w.ttl_ms), token);
+    } catch (...) {
+      w.grant(0);  // out of memory: the claimed waiter is answered, not left waiting
+      throw;
+    }
+    w.grant(token);
     stats_.grants.fetch_add(1, std::memory_order_relaxed);
     stats_.handoffs.fetch_add(1, std::memory_order_relaxed);
     return o;

@@ -12,6 +12,9 @@
 // (LOCK.RELEASE, DEL/UNLINK/GETDEL/DELEX, lazy and active expiry, FLUSHALL) grants the key to
 // the first waiter still waiting, under the same shard lock: nobody can slip in between.
 // Overwriting a held key (SET without NX) is not a removal: waiters wait on.
+// The waiter is told only after its key exists: claim, create (the key's events, the journal
+// record among them), then grant, so a reply never announces a write the journal has not
+// got (docs/LOCKS.md).
 //
 // Deadlines: a waiter's WAIT deadline is on the injected Clock. Whenever a grant and the
 // deadline race (the server stalled, the tick came late), the deadline decides: a waiter
@@ -66,9 +69,13 @@ struct LockWaiter {
   std::int64_t ttl_ms = 0;
   std::int64_t deadline_ms = 0;  // monotonic, on the injected Clock; 0 waits forever
   std::int64_t enqueued_ms = 0;  // set by Enqueue: latch_lock_wait_seconds
-  // Called under the shard lock with the token the waiter would get: true when the waiter
-  // took the grant (it replies the token), false when it had already stopped waiting.
-  std::function<bool(std::uint64_t token)> grant;
+  // A grant in two steps, both under the shard lock. claim: true when the waiter takes the
+  // grant (from then on nothing else answers it), false when it had already stopped waiting.
+  // grant: after the key was created for a claimed waiter, so every listener of the key
+  // events has seen the write (the journal has appended its record, which the reply must
+  // wait for); replies the token, or nil for token 0 (the key could not be created).
+  std::function<bool()> claim;
+  std::function<void(std::uint64_t token)> grant;
   // Called under the shard lock once the deadline has passed: answers nil unless the
   // waiter has already stopped waiting.
   std::function<void()> time_out;

@@ -1,5 +1,6 @@
 #include "testing/fault_injector.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "commands/arg_parse.h"
@@ -11,6 +12,12 @@ std::int64_t FaultInjector::SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+std::optional<StallPoint> StallPointNamed(std::string_view name) {
+  if (EqualsNoCase(name, "journal-append")) return StallPoint::kJournalAppend;
+  if (EqualsNoCase(name, "journal-write")) return StallPoint::kJournalWrite;
+  return std::nullopt;
 }
 
 void FaultInjector::Refresh() {
@@ -44,11 +51,13 @@ void FaultInjector::Clear() {
   std::lock_guard lock(mu_);
   rules_.clear();
   paused_until_ms_ = 0;
+  ReleaseStallsLocked();
   Refresh();
 }
 
 void FaultInjector::Reset() {
   std::lock_guard lock(mu_);
+  ReleaseStallsLocked();
   rules_.clear();
   paused_until_ms_ = 0;
   counts_ = FaultCounts{};
@@ -117,6 +126,46 @@ std::optional<FaultDecision> FaultInjector::Decide(std::string_view command,
   return std::nullopt;
 }
 
+std::uint64_t FaultInjector::ArmStall(StallPoint point, std::string key_pattern, std::int64_t count,
+                                      std::int64_t max_ms) {
+  std::lock_guard lock(mu_);
+  const std::uint64_t id = next_id_++;
+  stalls_.push_back(Stall{id, point, std::move(key_pattern), count, max_ms});
+  stalls_armed_.store(true, std::memory_order_relaxed);
+  return id;
+}
+
+void FaultInjector::Resume() {
+  std::lock_guard lock(mu_);
+  ReleaseStallsLocked();
+}
+
+void FaultInjector::ReleaseStallsLocked() {
+  stalls_.clear();
+  stalls_armed_.store(false, std::memory_order_relaxed);
+  ++resumes_;
+  resumed_.notify_all();
+}
+
+void FaultInjector::AtStallPoint(StallPoint point, std::string_view key) {
+  std::unique_lock lock(mu_);
+  auto it = std::find_if(stalls_.begin(), stalls_.end(), [&](const Stall& s) {
+    return s.point == point &&
+           (s.key_pattern.empty() || (!key.empty() && GlobMatch(s.key_pattern, key, false)));
+  });
+  if (it == stalls_.end()) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(it->max_ms);
+  if (it->count > 0 && --it->count == 0) {
+    stalls_.erase(it);
+    if (stalls_.empty()) stalls_armed_.store(false, std::memory_order_relaxed);
+  }
+  ++counts_.stalls;
+  ++stalled_threads_;
+  const std::uint64_t seen = resumes_;
+  resumed_.wait_until(lock, until, [&] { return resumes_ != seen; });
+  --stalled_threads_;
+}
+
 FaultCounts FaultInjector::counts() const {
   std::lock_guard lock(mu_);
   return counts_;
@@ -146,6 +195,8 @@ void FaultInjector::AppendInfo(std::string* out) const {
   line("fault_dropped_replies", counts_.dropped_replies);
   line("fault_delays", counts_.delays);
   line("fault_paused_commands", counts_.paused_commands);
+  line("fault_stalls", counts_.stalls);
+  line("fault_stalled_threads", stalled_threads_);
 }
 
 }  // namespace latch::testing

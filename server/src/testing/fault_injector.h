@@ -7,7 +7,14 @@
 // pause runs, and always in test mode (ScopedServer, latchd --enable-test-commands yes),
 // where every command is also counted by name. Everything behind it takes one mutex: test
 // traffic only.
+//
+// Stall points are the other kind of fault: not a client's command but a step inside the
+// server, between a write in the store and its record on disk, where a test stops the thread
+// that reaches it (TEST.FAULT STALL) so that it can kill -9 the process exactly there. The
+// code at a point reads stalls_armed() (one relaxed load) and calls AtStallPoint only when
+// it is true.
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -22,6 +29,19 @@
 namespace latch::testing {
 
 // What the dispatcher does with one command instead of running it normally.
+// Where a thread can be stopped on purpose.
+enum class StallPoint : std::uint8_t {
+  // About to append the record of a key's new value (a write, a lock grant) to the journal,
+  // under the key's shard lock (journal/persistence.cpp). TEST.FAULT name: journal-append.
+  kJournalAppend,
+  // About to write() a batch of appended records to the journal file: the journal thread,
+  // or under everysec/no the io thread writing before its replies (journal/journal.cpp).
+  // No key. TEST.FAULT name: journal-write.
+  kJournalWrite,
+};
+// "journal-append" / "journal-write" (case-insensitive); nullopt for any other name.
+std::optional<StallPoint> StallPointNamed(std::string_view name);
+
 struct FaultDecision {
   FaultAction action;
   std::string error;          // kError
@@ -49,6 +69,18 @@ class FaultInjector {
   // command by name in test mode, and the fault when there is one.
   std::optional<FaultDecision> Decide(std::string_view command, std::string_view first_key);
 
+  // Stops the next `count` threads (0: every one until resumed) that reach `point` with a key
+  // matching `key_pattern` (empty: any; a keyless point never matches a pattern), each until
+  // Resume() or for at most `max_ms` of real time. Returns the stall's id.
+  std::uint64_t ArmStall(StallPoint point, std::string key_pattern, std::int64_t count,
+                         std::int64_t max_ms);
+  // Lets every stalled thread go on and disarms every stall (Clear and Reset do too).
+  void Resume();
+  bool stalls_armed() const { return stalls_armed_.load(std::memory_order_relaxed); }
+  // The code at `point`, when stalls_armed(): blocks the calling thread while a matching
+  // stall holds it (see ArmStall). Whatever locks the caller holds stay held.
+  void AtStallPoint(StallPoint point, std::string_view key);
+
   FaultCounts counts() const;
   std::size_t armed() const;
   std::map<std::string, std::uint64_t> command_counts() const;
@@ -61,8 +93,16 @@ class FaultInjector {
     FaultRule rule;
     std::mt19937_64 random;
   };
+  struct Stall {
+    std::uint64_t id;
+    StallPoint point;
+    std::string key_pattern;
+    std::int64_t count;  // 0: until resumed
+    std::int64_t max_ms;
+  };
   bool Matches(const FaultRule& rule, std::string_view command, std::string_view key) const;
   void Refresh();  // active_ from the state below; under mu_ (or in the constructor)
+  void ReleaseStallsLocked();  // disarms the stalls and wakes the stalled threads; under mu_
   static std::int64_t SteadyMs();
 
   std::atomic<bool> active_{false};
@@ -73,6 +113,11 @@ class FaultInjector {
   std::int64_t paused_until_ms_ = 0;  // steady clock; 0 = no pause
   FaultCounts counts_;
   std::map<std::string, std::uint64_t, std::less<>> by_command_;
+  std::atomic<bool> stalls_armed_{false};
+  std::vector<Stall> stalls_;
+  std::condition_variable resumed_;
+  std::uint64_t resumes_ = 0;        // bumped by every release: a stalled thread's signal
+  std::size_t stalled_threads_ = 0;  // stopped at a point right now (INFO)
 };
 
 }  // namespace latch::testing

@@ -40,8 +40,9 @@ struct FaultCounts {
   std::uint64_t dropped_replies = 0;
   std::uint64_t delays = 0;
   std::uint64_t paused_commands = 0;  // commands held by a whole-server pause
+  std::uint64_t stalls = 0;           // threads stopped at a stall point (TEST.FAULT STALL)
   std::uint64_t total() const {
-    return errors + timeouts + dropped_replies + delays + paused_commands;
+    return errors + timeouts + dropped_replies + delays + paused_commands + stalls;
   }
 };
 
