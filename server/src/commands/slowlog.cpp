@@ -5,6 +5,7 @@
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
+#include "commands/subcommand.h"
 
 namespace latch {
 namespace {
@@ -133,16 +134,9 @@ void SlowlogHelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,
-                std::string_view since) {
-  return CommandSpec{.name = std::move(name),
-                     .arity = arity,
-                     .flags = kCmdAdmin | kCmdLoading | kCmdStale,
-                     .handler = h,
-                     .group = "server",
-                     .summary = summary,
-                     .since = since};
-}
+constexpr SubcommandFamily kSlowlogSub{
+    .container = "slowlog", .flags = kCmdAdmin | kCmdLoading | kCmdStale, .group = "server"};
+
 }  // namespace
 
 void RegisterSlowlogCommands(CommandTable& t) {
@@ -153,13 +147,13 @@ void RegisterSlowlogCommands(CommandTable& t) {
                       .summary = "A container for slow log commands.",
                       .since = "2.2.12"};
   slowlog.subcommands.push_back(
-      Sub("slowlog|get", -2, SlowlogGetCommand, "Returns the slow log's entries.", "2.2.12"));
-  slowlog.subcommands.push_back(Sub("slowlog|len", 2, SlowlogLenCommand,
-                                    "Returns the number of entries in the slow log.", "2.2.12"));
-  slowlog.subcommands.push_back(Sub("slowlog|reset", 2, SlowlogResetCommand,
-                                    "Clears all entries from the slow log.", "2.2.12"));
-  slowlog.subcommands.push_back(Sub("slowlog|help", 2, SlowlogHelpCommand,
-                                    "Show helpful text about the different subcommands", "6.2.0"));
+      kSlowlogSub("get", -2, SlowlogGetCommand, "Returns the slow log's entries.", "2.2.12"));
+  slowlog.subcommands.push_back(kSlowlogSub(
+      "len", 2, SlowlogLenCommand, "Returns the number of entries in the slow log.", "2.2.12"));
+  slowlog.subcommands.push_back(kSlowlogSub("reset", 2, SlowlogResetCommand,
+                                            "Clears all entries from the slow log.", "2.2.12"));
+  slowlog.subcommands.push_back(kSlowlogSub(
+      "help", 2, SlowlogHelpCommand, "Show helpful text about the different subcommands", "6.2.0"));
   t.Add(std::move(slowlog));
 }
 
