@@ -11,9 +11,9 @@
 namespace latch {
 
 struct SubcommandFamily {
-  std::string_view container;  // "client": the subcommand "kill" is named "client|kill"
-  std::uint32_t flags = 0;     // added to every subcommand's own flags
-  std::string_view group;      // COMMAND DOCS group
+  std::string_view container;   // "client": the subcommand "kill" is named "client|kill"
+  std::uint32_t flags = 0;      // added to every subcommand's own flags
+  std::string_view group;       // COMMAND DOCS group
   std::string_view since = {};  // COMMAND DOCS version, when a subcommand names none
 
   CommandSpec operator()(std::string_view name, int arity, std::uint32_t own_flags,
