@@ -21,6 +21,7 @@
 #include "acl/acl_file.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/peer_address.h"
 #include "config/config_directives.h"
 #include "journal/persistence.h"
 #include "metrics/metrics_http.h"
