@@ -14,7 +14,7 @@
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
-#include "metrics/command_record.h"
+#include "commands/command_record.h"
 #include "testing/fault_hook.h"
 
 namespace latch {

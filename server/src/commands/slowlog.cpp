@@ -6,6 +6,7 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/subcommand.h"
+#include "metrics/slowlog.h"
 
 namespace latch {
 namespace {
@@ -20,30 +21,6 @@ bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view>
   if (spec.name != "hello") return false;
   return (i >= 3 && EqualsNoCase(args[i - 1], "auth")) ||
          (i >= 4 && EqualsNoCase(args[i - 2], "auth"));
-}
-
-void Slowlog::Push(SlowlogEntry entry, std::size_t max_len) {
-  std::lock_guard lock(mu_);
-  entry.id = next_id_++;
-  entries_.push_front(std::move(entry));
-  while (entries_.size() > max_len) entries_.pop_back();
-}
-
-std::vector<SlowlogEntry> Slowlog::Newest(std::size_t count) const {
-  std::lock_guard lock(mu_);
-  const std::size_t n = std::min(count, entries_.size());
-  return std::vector<SlowlogEntry>(entries_.begin(),
-                                   entries_.begin() + static_cast<std::ptrdiff_t>(n));
-}
-
-std::size_t Slowlog::size() const {
-  std::lock_guard lock(mu_);
-  return entries_.size();
-}
-
-void Slowlog::Reset() {
-  std::lock_guard lock(mu_);
-  entries_.clear();
 }
 
 void SlowlogPush(CommandContext& ctx, const CommandSpec& spec, std::uint64_t micros) {
