@@ -9,7 +9,7 @@
 #include "commands/errors.h"
 #include "commands/subcommand.h"
 #include "commands/transaction_commands.h"
-#include "pubsub/client_subscriptions.h"
+#include "commands/client_subscriptions.h"
 
 namespace latch {
 namespace {
