@@ -25,6 +25,8 @@ void RegisterRandomMemberCommands(CommandTable& t);  // random_member_commands.c
 void RegisterZSetStoreCommands(CommandTable& t);     // zset_setop_commands.cpp: ZUNION...
 void RegisterBitCommands(CommandTable& t);           // bit_commands.cpp: SETBIT, GETBIT
 void RegisterLcsCommand(CommandTable& t);            // lcs_command.cpp
+// BGREWRITEAOF (persistence_commands.cpp), registered where journal/ registered it before.
+void RegisterPersistenceCommands(CommandTable& t);
 
 namespace {
 
@@ -88,7 +90,7 @@ CommandTable::CommandTable() {
   RegisterZSetStoreCommands(*this);
   RegisterBitCommands(*this);
   RegisterLcsCommand(*this);
-  journal::RegisterPersistenceCommands(*this);
+  RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
   RegisterSlowlogCommands(*this);
   RegisterObjectCommands(*this);
