@@ -38,20 +38,6 @@ namespace {
 
 using latch::service::Supervision;
 
-// The counts the server will use, for the start-up line; the rules of latch/options.h.
-int EffectiveIoThreads(const latch::Options& o) {
-  if (o.io_threads > 0) return o.io_threads;
-  const unsigned hardware = std::thread::hardware_concurrency();
-  return hardware == 0 ? 1 : static_cast<int>(hardware);
-}
-
-int EffectiveShards(const latch::Options& o) {
-  if (o.shards > 0) return o.shards;
-  int shards = 1;
-  while (shards < 16 * EffectiveIoThreads(o)) shards *= 2;
-  return shards;
-}
-
 const char* SignalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 // Tells the supervisor about the server's life; each message at most once.
@@ -233,7 +219,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   spdlog::info("latchd {} started: port={} io-threads={} shards={} pid={}", LATCH_VERSION, port,
-               EffectiveIoThreads(options), EffectiveShards(options), static_cast<long>(getpid()));
+               server.io_threads(), server.shards(), static_cast<long>(getpid()));
   spdlog::info("Ready to accept connections tcp");
   supervisor.Ready();
 

@@ -21,6 +21,7 @@
 #include "acl/acl_file.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/peer_address.h"
 #include "config/config_directives.h"
 #include "journal/persistence.h"
 #include "metrics/metrics_http.h"
@@ -239,6 +240,8 @@ class ServerImpl {
   int metrics_port() const { return state_.metrics_port; }
   int rest_port() const { return rest_port_; }
   int tls_port() const { return tls_port_; }
+  int io_threads() const { return threads_; }
+  int shards() const { return shards_; }
   const Clock& clock() const { return *clock_; }
   ServerState& state() { return state_; }
 
@@ -534,6 +537,8 @@ int Server::port() const { return impl_->port(); }
 int Server::metrics_port() const { return impl_->metrics_port(); }
 int Server::rest_port() const { return impl_->rest_port(); }
 int Server::tls_port() const { return impl_->tls_port(); }
+int Server::io_threads() const { return impl_->io_threads(); }
+int Server::shards() const { return impl_->shards(); }
 const Clock& Server::clock() const { return impl_->clock(); }
 ServerState& InternalState(Server& server) { return server.impl_->state(); }
 

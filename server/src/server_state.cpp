@@ -7,13 +7,13 @@
 #include <random>
 
 #include "commands/client_pause.h"
-#include "commands/monitor.h"
-#include "commands/slowlog.h"
 #include "acl/registry.h"
 #include "journal/persistence.h"
 #include "metrics/command_stats.h"
 #include "metrics/latency_monitor.h"
 #include "metrics/lock_timings.h"
+#include "metrics/monitor_feed.h"
+#include "metrics/slowlog.h"
 
 namespace latch {
 

@@ -29,10 +29,10 @@ namespace latch {
 
 class CommandTable;
 class CommandStats;  // metrics/command_stats.h
-class Slowlog;       // commands/slowlog.h
+class Slowlog;       // metrics/slowlog.h
 class LatencyMonitor;  // metrics/latency_monitor.h
 class ClientPause;   // commands/client_pause.h
-class MonitorFeed;   // commands/monitor.h
+class MonitorFeed;   // metrics/monitor_feed.h
 class LockTimings;   // metrics/lock_timings.h
 namespace acl {
 class Registry;

@@ -45,6 +45,10 @@ class Server {
   int rest_port() const;
   // The bound TLS port (Options::tls_port; -1 picks a free one), 0 when TLS is off.
   int tls_port() const;
+  // The io threads and shards it runs: Options::io_threads and Options::shards, or their
+  // defaults (latch/options.h) when those are 0.
+  int io_threads() const;
+  int shards() const;
   const Clock& clock() const;
 
  private:

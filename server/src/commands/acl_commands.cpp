@@ -11,6 +11,7 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/subcommand.h"
 
 namespace latch {
 namespace {
@@ -248,16 +249,8 @@ void HelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Sub(std::string name, int arity, std::uint32_t flags, CommandHandler h,
-                std::string_view summary, std::string_view since) {
-  return CommandSpec{.name = "acl|" + std::move(name),
-                     .arity = arity,
-                     .flags = flags | kCmdNoScript | kCmdLoading | kCmdStale,
-                     .handler = h,
-                     .group = "server",
-                     .summary = summary,
-                     .since = since};
-}
+constexpr SubcommandFamily kAclSub{
+    .container = "acl", .flags = kCmdNoScript | kCmdLoading | kCmdStale, .group = "server"};
 
 }  // namespace
 
@@ -269,37 +262,37 @@ void RegisterAclCommands(CommandTable& t) {
                   .summary = "A container for Access List Control commands.",
                   .since = "6.0.0"};
   auto& s = acl.subcommands;
-  s.push_back(Sub("cat", -2, 0, CatCommand,
-                  "Lists the ACL categories, or the commands inside a category.", "6.0.0"));
-  s.push_back(Sub("deluser", -3, kCmdAdmin, DelUserCommand,
-                  "Deletes ACL users, and terminates their connections.", "6.0.0"));
-  s.push_back(Sub("dryrun", -4, kCmdAdmin, DryRunCommand,
-                  "Simulates the execution of a command by a user, without executing the "
-                  "command.",
-                  "7.0.0"));
-  s.push_back(Sub("genpass", -2, 0, GenPassCommand,
-                  "Generates a pseudorandom, secure password that can be used to identify ACL "
-                  "users.",
-                  "6.0.0"));
+  s.push_back(kAclSub("cat", -2, 0, CatCommand,
+                      "Lists the ACL categories, or the commands inside a category.", "6.0.0"));
+  s.push_back(kAclSub("deluser", -3, kCmdAdmin, DelUserCommand,
+                      "Deletes ACL users, and terminates their connections.", "6.0.0"));
+  s.push_back(kAclSub("dryrun", -4, kCmdAdmin, DryRunCommand,
+                      "Simulates the execution of a command by a user, without executing the "
+                      "command.",
+                      "7.0.0"));
+  s.push_back(kAclSub("genpass", -2, 0, GenPassCommand,
+                      "Generates a pseudorandom, secure password that can be used to identify ACL "
+                      "users.",
+                      "6.0.0"));
   s.push_back(
-      Sub("getuser", 3, kCmdAdmin, GetUserCommand, "Lists the ACL rules of a user.", "6.0.0"));
-  s.push_back(Sub("help", 2, 0, HelpCommand,
-                  "Returns helpful text about the different subcommands.", "6.0.0"));
-  s.push_back(Sub("list", 2, kCmdAdmin, ListCommand,
-                  "Dumps the effective rules in ACL file format.", "6.0.0"));
-  s.push_back(Sub("load", 2, kCmdAdmin, LoadCommand,
-                  "Reloads the rules from the configured ACL "
-                  "file.",
-                  "6.0.0"));
-  s.push_back(Sub("log", -2, kCmdAdmin, LogCommand,
-                  "Lists recent security events generated due to ACL rules.", "6.0.0"));
-  s.push_back(Sub("save", 2, kCmdAdmin, SaveCommand,
-                  "Saves the effective ACL rules in the configured ACL file.", "6.0.0"));
-  s.push_back(Sub("setuser", -3, kCmdAdmin, SetUserCommand,
-                  "Creates and modifies an ACL user and its rules.", "6.0.0"));
-  s.push_back(Sub("users", 2, kCmdAdmin, UsersCommand, "Lists all ACL users.", "6.0.0"));
-  s.push_back(Sub("whoami", 2, 0, WhoAmICommand,
-                  "Returns the authenticated username of the current connection.", "6.0.0"));
+      kAclSub("getuser", 3, kCmdAdmin, GetUserCommand, "Lists the ACL rules of a user.", "6.0.0"));
+  s.push_back(kAclSub("help", 2, 0, HelpCommand,
+                      "Returns helpful text about the different subcommands.", "6.0.0"));
+  s.push_back(kAclSub("list", 2, kCmdAdmin, ListCommand,
+                      "Dumps the effective rules in ACL file format.", "6.0.0"));
+  s.push_back(kAclSub("load", 2, kCmdAdmin, LoadCommand,
+                      "Reloads the rules from the configured ACL "
+                      "file.",
+                      "6.0.0"));
+  s.push_back(kAclSub("log", -2, kCmdAdmin, LogCommand,
+                      "Lists recent security events generated due to ACL rules.", "6.0.0"));
+  s.push_back(kAclSub("save", 2, kCmdAdmin, SaveCommand,
+                      "Saves the effective ACL rules in the configured ACL file.", "6.0.0"));
+  s.push_back(kAclSub("setuser", -3, kCmdAdmin, SetUserCommand,
+                      "Creates and modifies an ACL user and its rules.", "6.0.0"));
+  s.push_back(kAclSub("users", 2, kCmdAdmin, UsersCommand, "Lists all ACL users.", "6.0.0"));
+  s.push_back(kAclSub("whoami", 2, 0, WhoAmICommand,
+                      "Returns the authenticated username of the current connection.", "6.0.0"));
   t.Add(std::move(acl));
 }
 

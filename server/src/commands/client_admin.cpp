@@ -9,6 +9,7 @@
 #include "commands/client_pause.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/subcommand.h"
 
 namespace latch {
 namespace {
@@ -148,27 +149,24 @@ void ClientNoEvictCommand(CommandContext& ctx) {
   ctx.out.Error(errors::kSyntax);
 }
 
-CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,
-                std::string_view since) {
-  return CommandSpec{.name = std::move(name),
-                     .arity = arity,
-                     .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
-                     .handler = h,
-                     .group = "connection",
-                     .summary = summary,
-                     .since = since};
-}
+constexpr SubcommandFamily kClientAdminSub{
+    .container = "client",
+    .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+    .group = "connection"};
+
 }  // namespace
 
 void AddClientAdminSubcommands(CommandSpec& client) {
   client.subcommands.push_back(
-      Sub("client|kill", -3, ClientKillCommand, "Terminates open connections.", "2.4.0"));
+      kClientAdminSub("kill", -3, ClientKillCommand, "Terminates open connections.", "2.4.0"));
   client.subcommands.push_back(
-      Sub("client|pause", -3, ClientPauseCommand, "Suspends commands processing.", "3.0.0"));
-  client.subcommands.push_back(Sub("client|unpause", 2, ClientUnpauseCommand,
-                                   "Resumes processing commands from paused clients.", "6.2.0"));
-  client.subcommands.push_back(Sub("client|no-evict", 3, ClientNoEvictCommand,
-                                   "Sets the client eviction mode of the connection.", "7.0.0"));
+      kClientAdminSub("pause", -3, ClientPauseCommand, "Suspends commands processing.", "3.0.0"));
+  client.subcommands.push_back(kClientAdminSub("unpause", 2, ClientUnpauseCommand,
+                                               "Resumes processing commands from paused clients.",
+                                               "6.2.0"));
+  client.subcommands.push_back(kClientAdminSub("no-evict", 3, ClientNoEvictCommand,
+                                               "Sets the client eviction mode of the connection.",
+                                               "7.0.0"));
 }
 
 }  // namespace latch

@@ -15,7 +15,7 @@
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
-#include "metrics/command_record.h"
+#include "commands/command_record.h"
 #include "testing/fault_hook.h"
 
 namespace latch {
@@ -26,6 +26,8 @@ void RegisterRandomMemberCommands(CommandTable& t);  // random_member_commands.c
 void RegisterZSetStoreCommands(CommandTable& t);     // zset_setop_commands.cpp: ZUNION...
 void RegisterBitCommands(CommandTable& t);           // bit_commands.cpp: SETBIT, GETBIT
 void RegisterLcsCommand(CommandTable& t);            // lcs_command.cpp
+// BGREWRITEAOF (persistence_commands.cpp), registered where journal/ registered it before.
+void RegisterPersistenceCommands(CommandTable& t);
 
 namespace {
 
@@ -89,7 +91,7 @@ CommandTable::CommandTable() {
   RegisterZSetStoreCommands(*this);
   RegisterBitCommands(*this);
   RegisterLcsCommand(*this);
-  journal::RegisterPersistenceCommands(*this);
+  RegisterPersistenceCommands(*this);
   RegisterTestCommands(*this);
   RegisterSlowlogCommands(*this);
   RegisterObjectCommands(*this);

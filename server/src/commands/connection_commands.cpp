@@ -7,8 +7,9 @@
 #include "commands/client_list.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/subcommand.h"
 #include "commands/transaction_commands.h"
-#include "pubsub/client_subscriptions.h"
+#include "commands/client_subscriptions.h"
 
 namespace latch {
 namespace {
@@ -266,11 +267,8 @@ void ClientHelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,
-                std::string_view since, std::uint32_t flags = kCmdNoScript | kCmdLoading | kCmdStale) {
-  return CommandSpec{.name = std::move(name), .arity = arity, .flags = flags, .handler = h,
-                     .group = "connection", .summary = summary, .since = since};
-}
+constexpr SubcommandFamily kClientSub{
+    .container = "client", .flags = kCmdNoScript | kCmdLoading | kCmdStale, .group = "connection"};
 
 }  // namespace
 
@@ -296,29 +294,36 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Add({.name = "hello", .arity = -1, .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy,
          .handler = HelloCommand, .group = "connection",
          .summary = "Handshakes with the Redis server.", .since = "6.0.0"});
-  t.Add({.name = "reset", .arity = 1,
+  t.Add({.name = "reset",
+         .arity = 1,
          .flags = conn | kCmdNoAuth | kCmdNoScript | kCmdAllowBusy | kCmdTxControl |
                   kCmdSubscriberContext,
-         .handler = ResetCommand, .group = "connection", .summary = "Resets the connection.",
+         .handler = ResetCommand,
+         .group = "connection",
+         .summary = "Resets the connection.",
          .since = "6.2.0"});
-  CommandSpec client{.name = "client", .arity = -2, .flags = 0, .group = "connection",
-                     .summary = "A container for client connection commands.", .since = "2.4.0"};
-  client.subcommands.push_back(Sub("client|id", 2, ClientIdCommand,
-                                   "Returns the unique client ID of the connection.", "5.0.0"));
-  client.subcommands.push_back(Sub("client|setname", 3, ClientSetNameCommand,
-                                   "Sets the connection name.", "2.6.9"));
-  client.subcommands.push_back(Sub("client|getname", 2, ClientGetNameCommand,
-                                   "Returns the name of the connection.", "2.6.9"));
-  client.subcommands.push_back(Sub("client|setinfo", 4, ClientSetInfoCommand,
-                                   "Sets information specific to the client or connection.",
-                                   "7.2.0"));
-  client.subcommands.push_back(Sub("client|list", -2, ClientListCommand,
-                                   "Lists open connections.", "2.4.0"));
-  client.subcommands.push_back(Sub("client|info", 2, ClientInfoCommand,
-                                   "Returns information about the connection.", "6.2.0"));
-  client.subcommands.push_back(Sub("client|help", 2, ClientHelpCommand,
-                                   "Returns helpful text about the different subcommands.",
-                                   "5.0.0"));
+  CommandSpec client{.name = "client",
+                     .arity = -2,
+                     .flags = 0,
+                     .group = "connection",
+                     .summary = "A container for client connection commands.",
+                     .since = "2.4.0"};
+  client.subcommands.push_back(kClientSub(
+      "id", 2, ClientIdCommand, "Returns the unique client ID of the connection.", "5.0.0"));
+  client.subcommands.push_back(
+      kClientSub("setname", 3, ClientSetNameCommand, "Sets the connection name.", "2.6.9"));
+  client.subcommands.push_back(kClientSub("getname", 2, ClientGetNameCommand,
+                                          "Returns the name of the connection.", "2.6.9"));
+  client.subcommands.push_back(kClientSub("setinfo", 4, ClientSetInfoCommand,
+                                          "Sets information specific to the client or connection.",
+                                          "7.2.0"));
+  client.subcommands.push_back(
+      kClientSub("list", -2, ClientListCommand, "Lists open connections.", "2.4.0"));
+  client.subcommands.push_back(kClientSub("info", 2, ClientInfoCommand,
+                                          "Returns information about the connection.", "6.2.0"));
+  client.subcommands.push_back(kClientSub("help", 2, ClientHelpCommand,
+                                          "Returns helpful text about the different subcommands.",
+                                          "5.0.0"));
   AddClientAdminSubcommands(client);  // client_admin.cpp
   t.Add(std::move(client));
 }

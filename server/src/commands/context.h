@@ -42,7 +42,7 @@ struct Session {
   std::vector<int> watched_dbs;  // per watched key: its database
   std::vector<char> watched_existed;  // per watched key: live when WATCH ran
 
-  // Pub/sub (pubsub/client_subscriptions.h): channels plus patterns subscribed (non-zero:
+  // Pub/sub (commands/client_subscriptions.h): channels plus patterns subscribed (non-zero:
   // subscriber mode), the mailbox publishers push into, and how the connection is told to
   // drain it (any thread; empty where a client cannot receive pushes, e.g. REST).
   int subscriptions = 0;

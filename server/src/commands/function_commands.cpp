@@ -10,6 +10,7 @@
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
+#include "commands/subcommand.h"
 
 namespace latch {
 namespace {
@@ -89,33 +90,35 @@ void FunctionHelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Sub(std::string name, int arity, std::uint32_t flags, CommandHandler h,
-                std::string_view summary) {
-  return CommandSpec{.name = "function|" + std::move(name), .arity = arity,
-                     .flags = kCmdNoScript | flags, .handler = h, .group = "scripting",
-                     .summary = summary, .since = "7.0.0"};
-}
+constexpr SubcommandFamily kFunctionSub{
+    .container = "function", .flags = kCmdNoScript, .group = "scripting", .since = "7.0.0"};
 
 }  // namespace
 
 void RegisterFunctionCommands(CommandTable& t) {
-  CommandSpec function{.name = "function", .arity = -2, .flags = 0, .group = "scripting",
-                       .summary = "A container for function commands.", .since = "7.0.0"};
+  CommandSpec function{.name = "function",
+                       .arity = -2,
+                       .flags = 0,
+                       .group = "scripting",
+                       .summary = "A container for function commands.",
+                       .since = "7.0.0"};
   auto& subs = function.subcommands;
-  subs.push_back(Sub("delete", 3, kCmdWrite, FunctionDeleteCommand, "Deletes a library."));
-  subs.push_back(Sub("dump", 2, 0, FunctionRefuseCommand, "Dumps all libraries."));
-  subs.push_back(Sub("flush", -2, kCmdWrite, FunctionFlushCommand, "Deletes all libraries."));
-  subs.push_back(Sub("help", 2, kCmdLoading | kCmdStale, FunctionHelpCommand,
-                     "Returns helpful text about the different subcommands."));
-  subs.push_back(Sub("kill", 2, kCmdAllowBusy, FunctionKillCommand,
-                     "Terminates a function during execution."));
-  subs.push_back(Sub("list", -2, 0, FunctionListCommand, "Returns information about all libraries."));
-  subs.push_back(Sub("load", -3, kCmdWrite | kCmdDenyOom, FunctionRefuseCommand,
-                     "Creates a library."));
-  subs.push_back(Sub("restore", -3, kCmdWrite | kCmdDenyOom, FunctionRefuseCommand,
-                     "Restores all libraries from a payload."));
-  subs.push_back(Sub("stats", 2, kCmdAllowBusy, FunctionStatsCommand,
-                     "Returns information about a function during execution."));
+  subs.push_back(kFunctionSub("delete", 3, kCmdWrite, FunctionDeleteCommand, "Deletes a library."));
+  subs.push_back(kFunctionSub("dump", 2, 0, FunctionRefuseCommand, "Dumps all libraries."));
+  subs.push_back(
+      kFunctionSub("flush", -2, kCmdWrite, FunctionFlushCommand, "Deletes all libraries."));
+  subs.push_back(kFunctionSub("help", 2, kCmdLoading | kCmdStale, FunctionHelpCommand,
+                              "Returns helpful text about the different subcommands."));
+  subs.push_back(kFunctionSub("kill", 2, kCmdAllowBusy, FunctionKillCommand,
+                              "Terminates a function during execution."));
+  subs.push_back(
+      kFunctionSub("list", -2, 0, FunctionListCommand, "Returns information about all libraries."));
+  subs.push_back(kFunctionSub("load", -3, kCmdWrite | kCmdDenyOom, FunctionRefuseCommand,
+                              "Creates a library."));
+  subs.push_back(kFunctionSub("restore", -3, kCmdWrite | kCmdDenyOom, FunctionRefuseCommand,
+                              "Restores all libraries from a payload."));
+  subs.push_back(kFunctionSub("stats", 2, kCmdAllowBusy, FunctionStatsCommand,
+                              "Returns information about a function during execution."));
   t.Add(std::move(function));
   for (const char* name : {"fcall", "fcall_ro"}) {
     t.Add({.name = name, .arity = -3,

@@ -9,6 +9,7 @@
 #include "commands/command_keys.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/subcommand.h"
 #include "glob_match.h"
 
 namespace latch {
@@ -279,39 +280,42 @@ void CommandHelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,
-                std::string_view since) {
-  return CommandSpec{.name = std::move(name), .arity = arity,
-                     .flags = kCmdLoading | kCmdStale, .handler = h, .group = "server",
-                     .summary = summary, .since = since};
-}
+constexpr SubcommandFamily kCommandSub{
+    .container = "command", .flags = kCmdLoading | kCmdStale, .group = "server"};
 
 }  // namespace
 
 void RegisterIntrospectionCommands(CommandTable& t) {
-  CommandSpec command{.name = "command", .arity = -1, .flags = kCmdLoading | kCmdStale,
-                      .handler = CommandCommand, .group = "server",
+  CommandSpec command{.name = "command",
+                      .arity = -1,
+                      .flags = kCmdLoading | kCmdStale,
+                      .handler = CommandCommand,
+                      .group = "server",
                       .summary = "Returns detailed information about all commands.",
                       .since = "2.8.13"};
-  command.subcommands.push_back(Sub("command|count", 2, CommandCountCommand,
-                                    "Returns a count of commands.", "2.8.13"));
-  command.subcommands.push_back(Sub("command|info", -2, CommandInfoCommand,
-                                    "Returns information about one, multiple or all commands.",
-                                    "2.8.13"));
-  command.subcommands.push_back(Sub("command|docs", -2, CommandDocsCommand,
-                                    "Returns documentary information about one, multiple or "
-                                    "all commands.", "7.0.0"));
-  command.subcommands.push_back(Sub("command|list", -2, CommandListCommand,
-                                    "Returns a list of command names.", "7.0.0"));
-  command.subcommands.push_back(Sub("command|getkeys", -4, CommandGetKeysCommand,
-                                    "Extracts the key names from an arbitrary command.",
-                                    "2.8.13"));
-  command.subcommands.push_back(Sub("command|getkeysandflags", -4, CommandGetKeysAndFlagsCommand,
-                                    "Extracts the key names and access flags for an arbitrary "
-                                    "command.", "7.0.0"));
-  command.subcommands.push_back(Sub("command|help", 2, CommandHelpCommand,
-                                    "Returns helpful text about the different subcommands.",
-                                    "5.0.0"));
+  command.subcommands.push_back(
+      kCommandSub("count", 2, CommandCountCommand, "Returns a count of commands.", "2.8.13"));
+  command.subcommands.push_back(
+      kCommandSub("info", -2, CommandInfoCommand,
+                  "Returns information about one, multiple or all commands.", "2.8.13"));
+  command.subcommands.push_back(
+      kCommandSub("docs", -2, CommandDocsCommand,
+                  "Returns documentary information about one, multiple or "
+                  "all commands.",
+                  "7.0.0"));
+  command.subcommands.push_back(
+      kCommandSub("list", -2, CommandListCommand, "Returns a list of command names.", "7.0.0"));
+  command.subcommands.push_back(kCommandSub("getkeys", -4, CommandGetKeysCommand,
+                                            "Extracts the key names from an arbitrary command.",
+                                            "2.8.13"));
+  command.subcommands.push_back(
+      kCommandSub("getkeysandflags", -4, CommandGetKeysAndFlagsCommand,
+                  "Extracts the key names and access flags for an arbitrary "
+                  "command.",
+                  "7.0.0"));
+  command.subcommands.push_back(kCommandSub("help", 2, CommandHelpCommand,
+                                            "Returns helpful text about the different subcommands.",
+                                            "5.0.0"));
   t.Add(std::move(command));
 }
 

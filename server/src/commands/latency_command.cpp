@@ -8,6 +8,7 @@
 
 #include "commands/command_table.h"
 #include "commands/latency_doctor.h"
+#include "commands/subcommand.h"
 #include "metrics/command_stats.h"
 #include "metrics/latency_monitor.h"
 #include "server_state.h"
@@ -142,15 +143,11 @@ void LatencyHelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary) {
-  return CommandSpec{.name = std::move(name),
-                     .arity = arity,
-                     .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
-                     .handler = h,
-                     .group = "server",
-                     .summary = summary,
-                     .since = "2.8.13"};
-}
+constexpr SubcommandFamily kLatencySub{.container = "latency",
+                                       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+                                       .group = "server",
+                                       .since = "2.8.13"};
+
 }  // namespace
 
 void RegisterLatencyCommands(CommandTable& t) {
@@ -160,22 +157,22 @@ void RegisterLatencyCommands(CommandTable& t) {
                       .group = "server",
                       .summary = "A container for latency diagnostics commands.",
                       .since = "2.8.13"};
-  latency.subcommands.push_back(Sub("latency|latest", 2, LatencyLatestCommand,
-                                    "Returns the latest latency samples for all events."));
-  latency.subcommands.push_back(Sub("latency|history", 3, LatencyHistoryCommand,
-                                    "Returns timestamp-latency samples for an event."));
-  latency.subcommands.push_back(Sub("latency|reset", -2, LatencyResetCommand,
-                                    "Resets the latency data for one or more events."));
+  latency.subcommands.push_back(kLatencySub("latest", 2, LatencyLatestCommand,
+                                            "Returns the latest latency samples for all events."));
+  latency.subcommands.push_back(kLatencySub("history", 3, LatencyHistoryCommand,
+                                            "Returns timestamp-latency samples for an event."));
+  latency.subcommands.push_back(kLatencySub("reset", -2, LatencyResetCommand,
+                                            "Resets the latency data for one or more events."));
   latency.subcommands.push_back(
-      Sub("latency|graph", 3, LatencyGraphCommand, "Returns a latency graph for an event."));
-  latency.subcommands.push_back(Sub("latency|doctor", 2, LatencyDoctorCommand,
-                                    "Returns a human-readable latency analysis report."));
-  latency.subcommands.push_back(Sub("latency|histogram", -2, LatencyHistogramCommand,
-                                    "Returns the cumulative distribution of latencies of a "
-                                    "subset or all commands."));
+      kLatencySub("graph", 3, LatencyGraphCommand, "Returns a latency graph for an event."));
+  latency.subcommands.push_back(kLatencySub("doctor", 2, LatencyDoctorCommand,
+                                            "Returns a human-readable latency analysis report."));
+  latency.subcommands.push_back(kLatencySub("histogram", -2, LatencyHistogramCommand,
+                                            "Returns the cumulative distribution of latencies of a "
+                                            "subset or all commands."));
   latency.subcommands.back().since = "7.0.0";
-  latency.subcommands.push_back(Sub("latency|help", 2, LatencyHelpCommand,
-                                    "Returns helpful text about the different subcommands."));
+  latency.subcommands.push_back(kLatencySub(
+      "help", 2, LatencyHelpCommand, "Returns helpful text about the different subcommands."));
   t.Add(std::move(latency));
 }
 

@@ -6,6 +6,7 @@
 
 #include "commands/command_table.h"
 #include "commands/slowlog.h"
+#include "metrics/monitor_feed.h"
 #include "latch/protocol/split_args.h"
 
 namespace latch {
@@ -52,28 +53,9 @@ void MonitorCommand(CommandContext& ctx) {
 }
 }  // namespace
 
-void MonitorFeed::Add(const std::shared_ptr<ClientInfo>& monitor) {
-  std::lock_guard lock(mu_);
-  monitors_.push_back(monitor);
-  count_.store(static_cast<int>(monitors_.size()), std::memory_order_relaxed);
-}
-
-void MonitorFeed::Feed(const CommandSpec& spec, const CommandContext& ctx) {
+void FeedMonitors(MonitorFeed& feed, const CommandSpec& spec, const CommandContext& ctx) {
   if ((spec.flags & kCmdAdmin) || spec.name == "monitor") return;
-  const std::string line = Line(spec, ctx);
-  std::vector<std::function<void(std::string)>> pushes;
-  {
-    std::lock_guard lock(mu_);
-    std::erase_if(monitors_, [](const auto& w) { return w.expired(); });
-    count_.store(static_cast<int>(monitors_.size()), std::memory_order_relaxed);
-    pushes.reserve(monitors_.size());
-    for (const auto& w : monitors_) {
-      if (auto m = w.lock()) pushes.push_back(m->push);  // set once at the connection's start
-    }
-  }
-  for (auto& push : pushes) {
-    if (push) push(line);
-  }
+  feed.Push(Line(spec, ctx));
 }
 
 void RegisterMonitorCommand(CommandTable& t) {

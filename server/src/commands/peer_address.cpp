@@ -1,9 +1,15 @@
 #include "commands/peer_address.h"
 
-#include <boost/asio/ip/address.hpp>
 #include <string>
 
 namespace latch {
+
+bool IsLoopbackPeer(const boost::asio::ip::address& ip) {
+  if (ip.is_v6() && ip.to_v6().is_v4_mapped()) {
+    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, ip.to_v6()).is_loopback();
+  }
+  return ip.is_loopback();
+}
 
 bool IsLoopbackPeer(std::string_view ip_port) {
   // The port follows the last ':' (IPv6 addresses are written without brackets).
@@ -11,11 +17,7 @@ bool IsLoopbackPeer(std::string_view ip_port) {
   if (colon == std::string_view::npos) return false;
   boost::system::error_code ec;
   const auto ip = boost::asio::ip::make_address(std::string(ip_port.substr(0, colon)), ec);
-  if (ec) return false;
-  if (ip.is_v6() && ip.to_v6().is_v4_mapped()) {
-    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, ip.to_v6()).is_loopback();
-  }
-  return ip.is_loopback();
+  return !ec && IsLoopbackPeer(ip);
 }
 
 }  // namespace latch

@@ -4,7 +4,7 @@
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
-#include "pubsub/client_subscriptions.h"
+#include "commands/client_subscriptions.h"
 #include "pubsub/pubsub_registry.h"
 #include "pubsub/subscriber.h"
 

@@ -1,6 +1,7 @@
 // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP (Redis 7.0).
 // The work is done by scripting::ScriptEngine; this file only declares the commands.
 #include "commands/command_table.h"
+#include "commands/subcommand.h"
 #include "scripting/script_engine.h"
 
 namespace latch {
@@ -42,16 +43,16 @@ void ScriptHelpCommand(CommandContext& ctx) {
 
 CommandSpec Eval(std::string name, std::uint32_t flags, CommandHandler h,
                  std::string_view summary, std::string_view since) {
-  return CommandSpec{.name = std::move(name), .arity = -3,
-                     .flags = kCmdNoScript | kCmdStale | flags, .handler = h,
-                     .group = "scripting", .summary = summary, .since = since};
+  return CommandSpec{.name = std::move(name),
+                     .arity = -3,
+                     .flags = kCmdNoScript | kCmdStale | flags,
+                     .handler = h,
+                     .group = "scripting",
+                     .summary = summary,
+                     .since = since};
 }
 
-CommandSpec Sub(std::string name, int arity, std::uint32_t flags, CommandHandler h,
-                std::string_view summary, std::string_view since) {
-  return CommandSpec{.name = "script|" + std::move(name), .arity = arity, .flags = flags,
-                     .handler = h, .group = "scripting", .summary = summary, .since = since};
-}
+constexpr SubcommandFamily kScriptSub{.container = "script", .flags = 0, .group = "scripting"};
 
 }  // namespace
 
@@ -63,25 +64,28 @@ void RegisterScriptingCommands(CommandTable& t) {
              "Executes a read-only server-side Lua script.", "7.0.0"));
   t.Add(Eval("evalsha_ro", kCmdReadonly, EvalShaRoCommand,
              "Executes a read-only server-side Lua script by SHA1 digest.", "7.0.0"));
-  CommandSpec script{.name = "script", .arity = -2, .flags = 0, .group = "scripting",
+  CommandSpec script{.name = "script",
+                     .arity = -2,
+                     .flags = 0,
+                     .group = "scripting",
                      .summary = "A container for Lua scripts management commands.",
                      .since = "2.6.0"};
-  script.subcommands.push_back(Sub("exists", -3, kCmdNoScript, ScriptExistsCommand,
-                                   "Determines whether server-side Lua scripts exist in the "
-                                   "script cache.",
-                                   "2.6.0"));
-  script.subcommands.push_back(Sub("flush", -2, kCmdNoScript, ScriptFlushCommand,
-                                   "Removes all server-side Lua scripts from the script cache.",
-                                   "2.6.0"));
-  script.subcommands.push_back(Sub("help", 2, kCmdLoading | kCmdStale, ScriptHelpCommand,
-                                   "Returns helpful text about the different subcommands.",
-                                   "5.0.0"));
-  script.subcommands.push_back(Sub("kill", 2, kCmdNoScript | kCmdAllowBusy, ScriptKillCommand,
-                                   "Terminates a server-side Lua script during execution.",
-                                   "2.6.0"));
-  script.subcommands.push_back(Sub("load", 3, kCmdNoScript | kCmdStale, ScriptLoadCommand,
-                                   "Loads a server-side Lua script to the script cache.",
-                                   "2.6.0"));
+  script.subcommands.push_back(kScriptSub("exists", -3, kCmdNoScript, ScriptExistsCommand,
+                                          "Determines whether server-side Lua scripts exist in the "
+                                          "script cache.",
+                                          "2.6.0"));
+  script.subcommands.push_back(
+      kScriptSub("flush", -2, kCmdNoScript, ScriptFlushCommand,
+                 "Removes all server-side Lua scripts from the script cache.", "2.6.0"));
+  script.subcommands.push_back(kScriptSub("help", 2, kCmdLoading | kCmdStale, ScriptHelpCommand,
+                                          "Returns helpful text about the different subcommands.",
+                                          "5.0.0"));
+  script.subcommands.push_back(
+      kScriptSub("kill", 2, kCmdNoScript | kCmdAllowBusy, ScriptKillCommand,
+                 "Terminates a server-side Lua script during execution.", "2.6.0"));
+  script.subcommands.push_back(kScriptSub("load", 3, kCmdNoScript | kCmdStale, ScriptLoadCommand,
+                                          "Loads a server-side Lua script to the script cache.",
+                                          "2.6.0"));
   t.Add(std::move(script));
 }
 

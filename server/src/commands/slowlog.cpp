@@ -5,6 +5,8 @@
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
+#include "commands/subcommand.h"
+#include "metrics/slowlog.h"
 
 namespace latch {
 namespace {
@@ -19,30 +21,6 @@ bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view>
   if (spec.name != "hello") return false;
   return (i >= 3 && EqualsNoCase(args[i - 1], "auth")) ||
          (i >= 4 && EqualsNoCase(args[i - 2], "auth"));
-}
-
-void Slowlog::Push(SlowlogEntry entry, std::size_t max_len) {
-  std::lock_guard lock(mu_);
-  entry.id = next_id_++;
-  entries_.push_front(std::move(entry));
-  while (entries_.size() > max_len) entries_.pop_back();
-}
-
-std::vector<SlowlogEntry> Slowlog::Newest(std::size_t count) const {
-  std::lock_guard lock(mu_);
-  const std::size_t n = std::min(count, entries_.size());
-  return std::vector<SlowlogEntry>(entries_.begin(),
-                                   entries_.begin() + static_cast<std::ptrdiff_t>(n));
-}
-
-std::size_t Slowlog::size() const {
-  std::lock_guard lock(mu_);
-  return entries_.size();
-}
-
-void Slowlog::Reset() {
-  std::lock_guard lock(mu_);
-  entries_.clear();
 }
 
 void SlowlogPush(CommandContext& ctx, const CommandSpec& spec, std::uint64_t micros) {
@@ -133,16 +111,9 @@ void SlowlogHelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Sub(std::string name, int arity, CommandHandler h, std::string_view summary,
-                std::string_view since) {
-  return CommandSpec{.name = std::move(name),
-                     .arity = arity,
-                     .flags = kCmdAdmin | kCmdLoading | kCmdStale,
-                     .handler = h,
-                     .group = "server",
-                     .summary = summary,
-                     .since = since};
-}
+constexpr SubcommandFamily kSlowlogSub{
+    .container = "slowlog", .flags = kCmdAdmin | kCmdLoading | kCmdStale, .group = "server"};
+
 }  // namespace
 
 void RegisterSlowlogCommands(CommandTable& t) {
@@ -153,13 +124,13 @@ void RegisterSlowlogCommands(CommandTable& t) {
                       .summary = "A container for slow log commands.",
                       .since = "2.2.12"};
   slowlog.subcommands.push_back(
-      Sub("slowlog|get", -2, SlowlogGetCommand, "Returns the slow log's entries.", "2.2.12"));
-  slowlog.subcommands.push_back(Sub("slowlog|len", 2, SlowlogLenCommand,
-                                    "Returns the number of entries in the slow log.", "2.2.12"));
-  slowlog.subcommands.push_back(Sub("slowlog|reset", 2, SlowlogResetCommand,
-                                    "Clears all entries from the slow log.", "2.2.12"));
-  slowlog.subcommands.push_back(Sub("slowlog|help", 2, SlowlogHelpCommand,
-                                    "Show helpful text about the different subcommands", "6.2.0"));
+      kSlowlogSub("get", -2, SlowlogGetCommand, "Returns the slow log's entries.", "2.2.12"));
+  slowlog.subcommands.push_back(kSlowlogSub(
+      "len", 2, SlowlogLenCommand, "Returns the number of entries in the slow log.", "2.2.12"));
+  slowlog.subcommands.push_back(kSlowlogSub("reset", 2, SlowlogResetCommand,
+                                            "Clears all entries from the slow log.", "2.2.12"));
+  slowlog.subcommands.push_back(kSlowlogSub(
+      "help", 2, SlowlogHelpCommand, "Show helpful text about the different subcommands", "6.2.0"));
   t.Add(std::move(slowlog));
 }
 

@@ -3,10 +3,11 @@
 #include <charconv>
 #include <vector>
 
-#include "commands/arg_parse.h"
 #include "store/float_text.h"
 #include "store/hash_ops.h"
 #include "store/key_ops.h"
+#include "latch/protocol/case_fold.h"
+#include "latch/protocol/int_parse.h"
 #include "latch/protocol/request_encoder.h"
 #include "store/shard_guard.h"
 #include "store/zset_ops.h"

@@ -11,10 +11,6 @@ namespace boost::asio {
 class io_context;
 }  // namespace boost::asio
 
-namespace latch {
-class CommandTable;
-}  // namespace latch
-
 namespace latch::journal {
 
 // Redis's reply to commands while the dataset is loading.
@@ -30,8 +26,5 @@ std::uint64_t AppendedSeq(const ServerState& s);
 // (the caller's io_context) once it is, posted together with the batch's other resumes there.
 bool HoldUntilDurable(const ServerState& s, std::uint64_t seq, boost::asio::io_context& on,
                       std::function<void()> resume);
-
-// BGREWRITEAOF.
-void RegisterPersistenceCommands(CommandTable& t);
 
 }  // namespace latch::journal

@@ -49,7 +49,7 @@ class CommandStats {
   CommandStats& operator=(const CommandStats&) = delete;
 
   // Worker side. `nanos`: the command's run time; `failed`: it replied an error. Inline:
-  // Dispatch records every command (metrics/command_record.h).
+  // Dispatch records every command (commands/command_record.h).
   void Record(std::uint16_t id, std::uint64_t nanos, bool failed, bool histogram);
   // Refused before it ran (arity, NOAUTH, OOM, BUSY...): Redis's rejected_calls.
   void Rejected(std::uint16_t id);
@@ -211,12 +211,7 @@ struct CommandTimer {
       : start(client && mark > 0 ? mark : CommandClockNanos()) {}
   std::int64_t start;
 };
-// After a command ran: commandstats, latency, slowlog. `reply_start`: the size of the reply
-// buffer before the handler ran (an error reply there is a failed call). Out of line (the
-// script thread); Dispatch uses the inline RecordCall (metrics/command_record.h).
-void RecordCommandCall(const CommandSpec& spec, CommandContext& ctx, const CommandTimer& timer,
-                       std::size_t reply_start);
-void RecordCommandRejected(const CommandSpec& spec, CommandContext& ctx);
+// RecordCall, RecordCommandCall and RecordCommandRejected (commands/command_record.h) use it.
 
 // INFO commandstats / latencystats lines, in the command table's order.
 void AppendInfoCommandStats(std::string* out, ServerState& st);

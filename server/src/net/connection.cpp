@@ -13,7 +13,7 @@
 #include "journal/server_hooks.h"
 #include "metrics/command_stats.h"
 #include "net/worker.h"
-#include "pubsub/client_subscriptions.h"
+#include "commands/client_subscriptions.h"
 #include "pubsub/subscriber.h"
 
 namespace latch {

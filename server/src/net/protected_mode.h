@@ -1,7 +1,7 @@
 #pragma once
 // protected-mode, as Redis 7: while it is on and no password is set, a client that is not on
-// the loopback interface is sent kProtectedModeDenied and closed (whatever `bind` says).
-#include <boost/asio/ip/address.hpp>
+// the loopback interface (IsLoopbackPeer, commands/peer_address.h) is sent
+// kProtectedModeDenied and closed (whatever `bind` says).
 #include <string_view>
 
 namespace latch {
@@ -21,15 +21,5 @@ inline constexpr std::string_view kProtectedModeDenied =
     "option. 4) Setup a an authentication password for the default user. NOTE: You only need to "
     "do one of the above things in order for the server to start accepting connections from the "
     "outside.\r\n";
-
-// 127.0.0.0/8, ::1, and 127.x mapped into IPv6.
-inline bool IsLoopbackPeer(const boost::asio::ip::address& a) {
-  if (a.is_v4()) return a.to_v4().is_loopback();
-  const auto v6 = a.to_v6();
-  if (v6.is_v4_mapped()) {
-    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6).is_loopback();
-  }
-  return v6.is_loopback();
-}
 
 }  // namespace latch

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands/arg_parse.h"
+#include "commands/command_record.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"

@@ -1,13 +1,12 @@
 #include "store/hash_ops.h"
 
-#include <charconv>
-#include <climits>
 #include <cmath>
 #include <memory>
 
 #include "latch/protocol/int_parse.h"
 #include "store/container_ops.h"
 #include "store/float_text.h"
+#include "store/int_increment.h"
 
 namespace latch::store {
 namespace {
@@ -75,15 +74,8 @@ OpStatus OpHIncrBy(const KeyRef& k, std::string_view field, std::int64_t delta, 
   if (std::string_view v; h != nullptr && h->Get(field, &v)) {
     if (!ParseInt64(v, &cur)) return OpStatus::kNotInteger;
   }
-  if ((delta < 0 && cur < 0 && delta < LLONG_MIN - cur) ||
-      (delta > 0 && cur > 0 && delta > LLONG_MAX - cur)) {
-    return OpStatus::kOverflow;
-  }
-  *out = cur + delta;
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), *out);
-  (void)ec;
-  SetField(k, o, h, field, std::string_view(buf, static_cast<std::size_t>(end - buf)));
+  if (!AddWithoutOverflow(cur, delta, out)) return OpStatus::kOverflow;
+  SetField(k, o, h, field, Int64Text(*out).view());
   return OpStatus::kOk;
 }
 

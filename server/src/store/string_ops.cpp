@@ -1,9 +1,8 @@
 #include "store/string_ops.h"
 
-#include <charconv>
-#include <climits>
 
 #include "latch/protocol/int_parse.h"
+#include "store/int_increment.h"
 #include "store/lock_table.h"
 
 namespace latch::store {
@@ -84,16 +83,8 @@ OpStatus OpIncrBy(const KeyRef& k, std::int64_t delta, const OpEnv& env, std::in
   std::int64_t cur = 0;
   if (o != nullptr && o->is_container()) return OpStatus::kWrongType;
   if (o != nullptr && !ParseInt64(o->value(), &cur)) return OpStatus::kNotInteger;
-  if ((delta < 0 && cur < 0 && delta < LLONG_MIN - cur) ||
-      (delta > 0 && cur > 0 && delta > LLONG_MAX - cur)) {
-    return OpStatus::kOverflow;
-  }
-  *out = cur + delta;
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), *out);
-  (void)ec;
-  k.shard->Put(o, k.key, k.hash, std::string_view(buf, static_cast<std::size_t>(end - buf)),
-               Expiry::Keep());
+  if (!AddWithoutOverflow(cur, delta, out)) return OpStatus::kOverflow;
+  k.shard->Put(o, k.key, k.hash, Int64Text(*out).view(), Expiry::Keep());
   return OpStatus::kOk;
 }
 

@@ -9,11 +9,18 @@
 #include <string>
 
 #include "commands/command_table.h"
-#include "commands/monitor.h"
 #include "metrics/command_stats.h"
+#include "metrics/monitor_feed.h"
 #include "server_state.h"
 
 namespace latch {
+
+// After a command ran: commandstats, latency, slowlog. `reply_start`: the size of the reply
+// buffer before the handler ran (an error reply there is a failed call). Out of line (the
+// script thread); Dispatch uses the inline RecordCall below.
+void RecordCommandCall(const CommandSpec& spec, CommandContext& ctx, const CommandTimer& timer,
+                       std::size_t reply_start);
+void RecordCommandRejected(const CommandSpec& spec, CommandContext& ctx);
 
 // MONITOR's feed, SLOWLOG and LATENCY, each checked against its own setting.
 void RecordRare(const CommandSpec& spec, CommandContext& ctx, std::uint64_t nanos);

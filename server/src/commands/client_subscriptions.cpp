@@ -1,4 +1,4 @@
-#include "pubsub/client_subscriptions.h"
+#include "commands/client_subscriptions.h"
 
 #include <vector>
 

@@ -1,6 +1,7 @@
 #pragma once
 // A client's (P)(UN)SUBSCRIBE, with Redis's confirmation replies, and the clean-up when it
-// leaves subscriber mode (RESET) or disconnects. Connection thread only.
+// leaves subscriber mode (RESET) or disconnects. Connection thread only. The registry and the
+// mailboxes it fills are pubsub/; this is the command side, which owns the Session's part.
 #include <string_view>
 
 #include "commands/context.h"
