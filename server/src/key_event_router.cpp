@@ -67,7 +67,7 @@ void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
     if (auto* t = locks_.stats().timings) t->Granted(shard.index());
   }
   if (watches_.active()) watches_.Touch(DbOf(shard), e.key);
-  if (journal_ != nullptr) journal_->OnModified(shard, e);
+  if (store::KeyEvents* j = journal()) j->OnModified(shard, e);
 }
 
 store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent& e) {
@@ -76,7 +76,7 @@ store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent
     locks_.stats().expired_while_held.fetch_add(1, std::memory_order_relaxed);
   }
   // The journal logs the removal before a waiter's grant (which reports its own kWritten).
-  if (journal_ != nullptr) journal_->OnGone(shard, e);
+  if (store::KeyEvents* j = journal()) j->OnGone(shard, e);
   store::LockTable& table = locks_.ForShard(shard.index());
   LockTimings* timings = locks_.stats().timings;
   if (timings == nullptr) return table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
@@ -100,7 +100,7 @@ void KeyEventRouter::OnClearing(store::Shard& shard) {
 }
 
 void KeyEventRouter::OnCleared(store::Shard& shard) {
-  if (journal_ != nullptr) journal_->OnCleared(shard);
+  if (store::KeyEvents* j = journal()) j->OnCleared(shard);
   locks_.ForShard(shard.index()).OnCleared();
   if (auto* t = locks_.stats().timings) t->Cleared(shard.index());
 }

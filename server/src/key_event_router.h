@@ -33,9 +33,14 @@ class KeyEventRouter final : public store::KeyEvents {
   KeyEventRouter& operator=(const KeyEventRouter&) = delete;
 
   // An append-only journal (AOF): sees every event after the other listeners, under the
-  // shard lock, in the order the shard applied them. nullptr detaches. Set it before the
-  // server serves clients.
-  void set_journal(store::KeyEvents* journal) { journal_ = journal; }
+  // shard lock, in the order the shard applied them. nullptr detaches. Any thread, at any
+  // time (CONFIG SET appendonly): the slot is an atomic, so an event racing the switch
+  // reads the old or the new journal, whole (Persistence::Attach also holds every shard it
+  // can while it switches, so that no event of those shards straddles it). The journal
+  // must outlive the router or be detached first.
+  void set_journal(store::KeyEvents* journal) {
+    journal_.store(journal, std::memory_order_release);
+  }
   // The server's CLIENT PAUSE test (ServerState::ExpiryPaused); none: expiry never held.
   void set_expiry_hold(std::function<bool(std::int64_t)> held) { expiry_held_ = std::move(held); }
 
@@ -54,7 +59,10 @@ class KeyEventRouter final : public store::KeyEvents {
   store::Keyspace* lone_ = nullptr;
   store::LockTables& locks_;
   WatchRegistry& watches_;
-  store::KeyEvents* journal_ = nullptr;
+  // Read once per event (acquire: the journal's state set up before it was attached is
+  // visible to the thread that reads it).
+  store::KeyEvents* journal() const { return journal_.load(std::memory_order_acquire); }
+  std::atomic<store::KeyEvents*> journal_{nullptr};
   std::function<bool(std::int64_t)> expiry_held_;
 };
 

@@ -5,8 +5,10 @@
 // a fast one keeps receiving.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/embedded_server.h"
@@ -87,6 +89,64 @@ TEST(PubsubWire, ClientListAndInfoShowSubscriptions) {
       << list;
   const std::string info = p.Command("INFO", "stats");
   EXPECT_NE(info.find("pubsub_channels:2\r\npubsub_patterns:1\r\n"), std::string::npos) << info;
+}
+
+// The names in a CLIENT LIST reply, sorted (ids, ports and ages differ between servers).
+std::vector<std::string> ListedNames(const std::string& list) {
+  std::vector<std::string> names;
+  for (std::size_t at = list.find(" name="); at != std::string::npos;
+       at = list.find(" name=", at + 1)) {
+    const std::size_t begin = at + 6;
+    names.push_back(list.substr(begin, list.find(' ', begin) - begin));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// CLIENT LIST TYPE and CLIENT KILL TYPE by Redis's client types: pubsub while a client has
+// a channel or pattern subscription, RESP2 or RESP3, normal otherwise (MONITOR too).
+std::vector<std::string> ClientTypeExchange(int port) {
+  RawConnection a(port), b(port), c(port), m(port);
+  std::vector<std::string> r;
+  auto join = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names) s += n + ",";
+    return s;
+  };
+  auto list = [&](const char* type) {
+    r.push_back(std::string(type) + ": " +
+                join(ListedNames(c.Command("CLIENT", "LIST", "TYPE", type))));
+  };
+  for (auto [conn, name] : {std::pair{&a, "a"}, {&b, "b"}, {&c, "c"}, {&m, "m"}}) {
+    r.push_back(conn->Command("CLIENT", "SETNAME", name));
+  }
+  r.push_back(a.Command("SUBSCRIBE", "ch"));
+  r.push_back(b.Command("HELLO", "3").substr(0, 1));
+  r.push_back(b.Command("SUBSCRIBE", "ch3"));
+  r.push_back(m.Command("MONITOR"));
+  list("pubsub");
+  list("normal");
+  list("master");
+  r.push_back(b.Command("UNSUBSCRIBE"));
+  list("pubsub");
+  r.push_back(b.Command("PSUBSCRIBE", "x*"));
+  list("pubsub");
+  r.push_back(c.Command("CLIENT", "KILL", "TYPE", "pubsub"));
+  r.push_back(c.Command("CLIENT", "KILL", "TYPE", "replica"));
+  r.push_back(a.WaitClosed() ? "a closed" : "a open");
+  r.push_back(b.WaitClosed() ? "b closed" : "b open");
+  list("normal");
+  return r;
+}
+
+TEST(PubsubWire, ClientTypesMatchRedis) {
+  RedisServerProcess redis;
+  ASSERT_TRUE(redis.ok()) << redis.error();
+  EmbeddedServer latchd;
+  const std::vector<std::string> want = ClientTypeExchange(redis.port());
+  const std::vector<std::string> got = ClientTypeExchange(latchd.port());
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << "step " << i;
 }
 
 // Many messages from publishers on both workers reach both subscribers complete and, per

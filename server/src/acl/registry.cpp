@@ -1,6 +1,7 @@
 #include "acl/registry.h"
 
 #include "commands/command_table.h"
+#include "latch/protocol/error_arg.h"
 
 namespace latch::acl {
 
@@ -60,7 +61,8 @@ std::optional<std::string> Registry::SetUser(std::string_view name,
   User u = it == users_.end() ? NewUser(std::string(name), idx) : *it->second;
   for (std::string_view rule : rules) {
     if (std::optional<std::string_view> why = ApplyRule(u, rule, idx)) {
-      return "ERR Error in ACL SETUSER modifier '" + std::string(rule) + "': " + std::string(*why);
+      return "ERR Error in ACL SETUSER modifier '" + std::string(protocol::ErrorArg(rule)) +
+             "': " + std::string(*why);
     }
   }
   Publish(std::move(u));

@@ -12,6 +12,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/subcommand.h"
+#include "latch/protocol/error_arg.h"
 
 namespace latch {
 namespace {
@@ -94,7 +95,8 @@ void CatCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) return ctx.out.Error("ERR wrong number of arguments for 'acl|cat' command");
   const std::uint32_t cat = acl::CategoryByName(ctx.arg(2));
   if (cat == 0) {
-    return ctx.out.Error("ERR Unknown category '" + std::string(ctx.arg(2).substr(0, 128)) + "'");
+    return ctx.out.Error("ERR Unknown category '" +
+                         std::string(protocol::ErrorArg(ctx.arg(2)).substr(0, 128)) + "'");
   }
   std::vector<std::string_view> cmds;
   for (const auto& e : Acl(ctx).index().entries()) {
@@ -191,11 +193,15 @@ void GenPassCommand(CommandContext& ctx) {
 
 void DryRunCommand(CommandContext& ctx) {
   std::shared_ptr<const acl::User> u = Acl(ctx).Find(ctx.arg(2));
-  if (u == nullptr) return ctx.out.Error("ERR User '" + std::string(ctx.arg(2)) + "' not found");
+  if (u == nullptr) {
+    return ctx.out.Error("ERR User '" + std::string(protocol::ErrorArg(ctx.arg(2))) +
+                         "' not found");
+  }
   std::vector<std::string> line(ctx.args.begin() + 3, ctx.args.end());
   const CommandSpec* spec = ctx.server.commands->FindCommand(line);
   if (spec == nullptr) {
-    return ctx.out.Error("ERR Command '" + std::string(ctx.arg(3)) + "' not found");
+    return ctx.out.Error("ERR Command '" + std::string(protocol::ErrorArg(ctx.arg(3))) +
+                         "' not found");
   }
   const std::size_t argc = line.size();
   if ((spec->arity > 0 && static_cast<std::size_t>(spec->arity) != argc) ||

@@ -6,24 +6,27 @@
 #include <cstdint>
 
 #include "commands/arg_parse.h"
+#include "commands/client_list.h"
 #include "commands/client_pause.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/subcommand.h"
+#include "latch/protocol/error_arg.h"
 
 namespace latch {
 namespace {
 
 struct KillFilter {
   std::int64_t id = 0;  // 0: any
-  bool by_type = false, type_normal = false;
+  bool by_type = false;
+  ClientType type = ClientType::kNormal;
   std::string addr, laddr, user;
   bool skip_me = true;
 };
 
 std::string SubcommandSyntaxError(std::string_view sub) {
-  return "ERR unknown subcommand or wrong number of arguments for '" + std::string(sub) +
-         "'. Try CLIENT HELP.";
+  return "ERR unknown subcommand or wrong number of arguments for '" +
+         std::string(protocol::ErrorArg(sub)) + "'. Try CLIENT HELP.";
 }
 
 // The new form's options, as Redis parses them: name/value pairs, a name without a value or
@@ -39,11 +42,8 @@ std::string ParseKillFilter(CommandContext& ctx, KillFilter* f) {
       }
     } else if (EqualsNoCase(opt, "type")) {
       f->by_type = true;
-      if (EqualsNoCase(value, "normal")) {
-        f->type_normal = true;
-      } else if (!EqualsNoCase(value, "master") && !EqualsNoCase(value, "replica") &&
-                 !EqualsNoCase(value, "slave") && !EqualsNoCase(value, "pubsub")) {
-        return "ERR Unknown client type '" + std::string(value) + "'";
+      if (!ParseClientType(value, &f->type)) {
+        return "ERR Unknown client type '" + std::string(protocol::ErrorArg(value)) + "'";
       }
     } else if (EqualsNoCase(opt, "addr")) {
       f->addr = value;
@@ -51,7 +51,9 @@ std::string ParseKillFilter(CommandContext& ctx, KillFilter* f) {
       f->laddr = value;
     } else if (EqualsNoCase(opt, "user")) {
       // latchd has one user, "default" (ACL users are a separate issue).
-      if (value != "default") return "ERR No such user '" + std::string(value) + "'";
+      if (value != "default") {
+        return "ERR No such user '" + std::string(protocol::ErrorArg(value)) + "'";
+      }
       f->user = value;
     } else if (EqualsNoCase(opt, "skipme")) {
       if (EqualsNoCase(value, "yes")) {
@@ -70,7 +72,7 @@ std::string ParseKillFilter(CommandContext& ctx, KillFilter* f) {
 
 bool Matches(const KillFilter& f, const ClientInfo& c) {
   if (f.id != 0 && c.id != f.id) return false;
-  if (f.by_type && !f.type_normal) return false;  // every latchd client is "normal"
+  if (f.by_type && TypeOf(c) != f.type) return false;
   if (!f.addr.empty() && c.addr != f.addr) return false;
   if (!f.laddr.empty() && c.laddr != f.laddr) return false;
   return true;

@@ -1,5 +1,7 @@
 #include "commands/client_list.h"
 
+#include "commands/arg_parse.h"
+
 namespace latch {
 namespace {
 // Redis's flag letters that apply to latchd, in Redis's order; N when none does.
@@ -42,6 +44,26 @@ void AppendClientLine(const ClientInfo& c, std::int64_t now_mono_ms, std::string
               " events=r cmd=" + (cmd ? *cmd : std::string("NULL")) +
               " user=" + c.user + " redir=-1 resp=" + std::to_string(c.proto.load()) +
               " lib-name=" + c.lib_name + " lib-ver=" + c.lib_ver + "\n");
+}
+
+bool ParseClientType(std::string_view name, ClientType* out) {
+  if (EqualsNoCase(name, "normal")) {
+    *out = ClientType::kNormal;
+  } else if (EqualsNoCase(name, "pubsub")) {
+    *out = ClientType::kPubSub;
+  } else if (EqualsNoCase(name, "master") || EqualsNoCase(name, "replica") ||
+             EqualsNoCase(name, "slave")) {
+    *out = ClientType::kNone;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+ClientType TypeOf(const ClientInfo& c) {
+  const int subscriptions =
+      c.sub.load(std::memory_order_relaxed) + c.psub.load(std::memory_order_relaxed);
+  return subscriptions > 0 ? ClientType::kPubSub : ClientType::kNormal;
 }
 
 }  // namespace latch

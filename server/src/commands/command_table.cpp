@@ -16,6 +16,7 @@
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
 #include "commands/command_record.h"
+#include "latch/protocol/error_arg.h"
 #include "testing/fault_hook.h"
 
 namespace latch {
@@ -39,13 +40,13 @@ bool ArityOk(int arity, std::size_t argc) {
 // Redis quotes each argument up to a total of 128 characters.
 std::string UnknownCommandError(std::span<const std::string_view> args) {
   std::string msg = "ERR unknown command '";
-  msg.append(args[0].substr(0, 128));
+  msg.append(protocol::ErrorArg(args[0]).substr(0, 128));
   msg.append("', with args beginning with: ");
   std::string list;
   for (std::size_t i = 1; i < args.size() && list.size() < 128; ++i) {
     std::size_t room = 128 - list.size();
     list.push_back('\'');
-    list.append(args[i].substr(0, room));
+    list.append(protocol::ErrorArg(args[i]).substr(0, room));
     list.append("' ");
   }
   msg.append(list);
@@ -288,7 +289,7 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
       std::string upper(ctx.args[0]);
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       std::string msg = "ERR unknown subcommand '";
-      msg.append(ctx.args[1].substr(0, 128));
+      msg.append(protocol::ErrorArg(ctx.args[1]).substr(0, 128));
       msg.append("'. Try ");
       msg.append(upper);
       msg.append(" HELP.");

@@ -1,5 +1,6 @@
 // PING, ECHO, QUIT, AUTH, HELLO, SELECT, CLIENT ...: the connection's own state.
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "acl/permission.h"
@@ -10,6 +11,7 @@
 #include "commands/subcommand.h"
 #include "commands/transaction_commands.h"
 #include "commands/client_subscriptions.h"
+#include "latch/protocol/error_arg.h"
 
 namespace latch {
 namespace {
@@ -83,7 +85,8 @@ void HelloCommand(CommandContext& ctx) {
       name = ctx.arg(++j);
       has_name = true;
     } else {
-      return ctx.out.Error("ERR Syntax error in HELLO option '" + std::string(opt) + "'");
+      return ctx.out.Error("ERR Syntax error in HELLO option '" +
+                           std::string(protocol::ErrorArg(opt)) + "'");
     }
   }
   if (has_auth) {
@@ -164,7 +167,7 @@ void ClientSetInfoCommand(CommandContext& ctx) {
   std::string_view value = ctx.arg(3);
   bool is_name = EqualsNoCase(attr, "lib-name");
   if (!is_name && !EqualsNoCase(attr, "lib-ver")) {
-    return ctx.out.Error("ERR Unrecognized option '" + std::string(attr) + "'");
+    return ctx.out.Error("ERR Unrecognized option '" + std::string(protocol::ErrorArg(attr)) + "'");
   }
   for (char c : value) {
     if (c < '!' || c > '~') {
@@ -180,17 +183,15 @@ void ClientSetInfoCommand(CommandContext& ctx) {
 void ClientListCommand(CommandContext& ctx) {
   // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]]
   std::vector<std::int64_t> ids;
-  bool only_none = false;
+  std::optional<ClientType> type;
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
     if (EqualsNoCase(ctx.arg(j), "type") && j + 1 < ctx.argc()) {
       std::string_view t = ctx.arg(++j);
-      if (EqualsNoCase(t, "normal")) continue;
-      if (EqualsNoCase(t, "master") || EqualsNoCase(t, "replica") || EqualsNoCase(t, "slave") ||
-          EqualsNoCase(t, "pubsub")) {
-        only_none = true;
+      if (ClientType parsed; ParseClientType(t, &parsed)) {
+        type = parsed;
         continue;
       }
-      return ctx.out.Error("ERR Unknown client type '" + std::string(t) + "'");
+      return ctx.out.Error("ERR Unknown client type '" + std::string(protocol::ErrorArg(t)) + "'");
     } else if (EqualsNoCase(ctx.arg(j), "id") && j + 1 < ctx.argc()) {
       for (++j; j < ctx.argc(); ++j) {
         std::int64_t id;
@@ -202,12 +203,11 @@ void ClientListCommand(CommandContext& ctx) {
     }
   }
   std::string text;
-  if (!only_none) {
-    ctx.server.clients.ForEach([&](const ClientInfo& c) {
-      if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
-      AppendClientLine(c, ctx.now.mono_ms, &text);
-    });
-  }
+  ctx.server.clients.ForEach([&](const ClientInfo& c) {
+    if (type && TypeOf(c) != *type) return;
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
+    AppendClientLine(c, ctx.now.mono_ms, &text);
+  });
   ctx.out.Verbatim(text);
 }
 

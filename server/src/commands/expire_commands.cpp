@@ -9,6 +9,7 @@
 #include "commands/errors.h"
 #include "commands/expiry_arg.h"
 #include "commands/key_lock.h"
+#include "latch/protocol/error_arg.h"
 #include "store/key_ops.h"
 
 namespace latch {
@@ -28,7 +29,7 @@ bool ParseExpireFlags(CommandContext& ctx, unsigned* flags) {
       case Word("gt"): *flags |= P::kGt; break;
       case Word("lt"): *flags |= P::kLt; break;
       default:
-        ctx.out.Error("ERR Unsupported option " + std::string(ctx.arg(j)));
+        ctx.out.Error("ERR Unsupported option " + std::string(protocol::ErrorArg(ctx.arg(j))));
         return false;
     }
   }

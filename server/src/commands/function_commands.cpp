@@ -11,6 +11,7 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/subcommand.h"
+#include "latch/protocol/error_arg.h"
 
 namespace latch {
 namespace {
@@ -43,7 +44,7 @@ void FunctionListCommand(CommandContext& ctx) {
       ++i;
       continue;
     }
-    return ctx.out.Error("ERR Unknown argument " + std::string(ctx.arg(i)));
+    return ctx.out.Error("ERR Unknown argument " + std::string(protocol::ErrorArg(ctx.arg(i))));
   }
   ctx.out.ArrayHeader(0);
 }

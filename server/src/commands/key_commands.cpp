@@ -1,4 +1,6 @@
 // DEL, UNLINK, EXISTS, TYPE, KEYS, SCAN, DBSIZE, FLUSHDB, FLUSHALL.
+#include <tsl/robin_set.h>
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -12,8 +14,7 @@
 #include "glob_match.h"
 #include "store/key_batch.h"
 #include "store/key_ops.h"
-
-#include <tsl/robin_set.h>
+#include "store/keyspace_scan.h"
 
 namespace latch {
 namespace {
@@ -201,10 +202,11 @@ bool ParseCursor(std::string_view s, std::uint64_t* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-// SCAN walks keys in ascending order of their 64-bit hash (shards are ranges of it), so the
-// cursor is simply the next hash to visit: every key that exists for the whole scan is
-// returned once, even when tables are resized between calls (stronger than Redis's
-// "at least once").
+// SCAN walks the keys in their scan order (store/keyspace_scan.h: a rearrangement of the
+// hash that follows how shards lay keys out), so the cursor is simply the next position to
+// visit: every key that exists for the whole scan is returned once, even when tables are
+// resized between calls (stronger than Redis's "at least once"), and a call costs what it
+// returns and skips. As Redis, a call visits at most 10 empty slots per key asked for.
 void ScanCommand(CommandContext& ctx) {
   std::uint64_t cursor;
   if (!ParseCursor(ctx.arg(1), &cursor)) {
@@ -240,54 +242,38 @@ void ScanCommand(CommandContext& ctx) {
     }
   }
   store::Keyspace& ks = ctx.db();
-  std::vector<std::pair<std::uint64_t, std::string>> batch;  // (hash, key) of visited keys
+  // More keys than any keyspace holds, and small enough that 10 times it fits.
+  constexpr std::int64_t kMaxWant = std::int64_t{1} << 58;
+  const auto want = static_cast<std::size_t>(std::min(count, kMaxWant));
+  std::size_t empty_budget = want * 10;
+  std::size_t visited = 0;  // keys visited, matching or not: what COUNT counts
+  std::vector<store::ScanEntry> batch;
+  std::vector<std::string> keys;
   std::uint64_t next = cursor;
-  bool done = false;
-  const std::size_t want = static_cast<std::size_t>(count);
-  for (int i = ks.ShardIndex(cursor); i < ks.shard_count() && batch.size() < want; ++i) {
+  for (int i = ks.ShardIndex(cursor); i < ks.shard_count(); ++i) {
     store::Shard& s = ks.shard(i);
-    std::vector<std::pair<std::uint64_t, std::string>> candidates;
-    {
-      ShardSet lock;
-      if (!lock.Lock(ks, KeyRef{{}, 0, &s}, GiveUpFlag(ctx))) {
-        return ctx.out.Error(errors::kBusyScript);
-      }
-      s.ForEach([&](const store::Object* o) {
-        std::uint64_t h = store::HashKey(o->key());
-        if (h >= cursor) candidates.emplace_back(h, std::string(o->key()));
-      });
-    }
-    std::sort(candidates.begin(), candidates.end());
-    for (auto& c : candidates) {
-      // Never split keys of equal hash across two calls.
-      if (batch.size() >= want && c.first != batch.back().first) break;
-      batch.push_back(std::move(c));
-    }
-    if (i == ks.shard_count() - 1 && batch.size() <= want) done = true;
-  }
-  if (batch.size() < want) done = true;
-  if (!done && !batch.empty()) {
-    next = batch.back().first + 1;
-    if (next == 0) done = true;  // wrapped past the largest hash
-  }
-  if (done) next = 0;
-  if (!done && batch.empty()) next = 0;
-  std::vector<std::string_view> keys;
-  for (auto& [h, key] : batch) {
-    if (has_pattern && !GlobMatch(pattern, key, false)) continue;
-    // Expired keys are filtered: check under the key's shard lock.
-    const KeyRef k{key, h, &ks.ShardFor(h)};
     ShardSet lock;
-    if (!lock.Lock(ks, k, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
-    const store::Object* o = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms);
-    if (o == nullptr) continue;
-    if (has_type && !EqualsNoCase(type, store::TypeName(o->type()))) continue;
-    keys.push_back(key);
+    if (!lock.Lock(ks, KeyRef{{}, 0, &s}, GiveUpFlag(ctx))) {
+      return ctx.out.Error(errors::kBusyScript);
+    }
+    batch.clear();
+    next = store::ScanShard(ks, i, next, want - visited, &empty_budget, &batch);
+    // Filtered under the same lock: the lookup expires a key past its deadline, as Redis's
+    // SCAN does.
+    for (store::ScanEntry& e : batch) {
+      if (has_pattern && !GlobMatch(pattern, e.key, false)) continue;
+      const store::Object* o = s.Peek(e.key, e.hash, ctx.now.mono_ms);
+      if (o == nullptr) continue;
+      if (has_type && !EqualsNoCase(type, store::TypeName(o->type()))) continue;
+      keys.push_back(std::move(e.key));
+    }
+    visited += batch.size();
+    if (next == 0 || visited >= want || empty_budget == 0 || ks.ShardIndex(next) == i) break;
   }
   ctx.out.ArrayHeader(2);
   ctx.out.Bulk(std::to_string(next));
   ctx.out.ArrayHeader(keys.size());
-  for (auto k : keys) ctx.out.Bulk(k);
+  for (const auto& k : keys) ctx.out.Bulk(k);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "commands/command_table.h"
 #include "commands/latency_doctor.h"
 #include "commands/subcommand.h"
+#include "latch/protocol/error_arg.h"
 #include "metrics/command_stats.h"
 #include "metrics/latency_monitor.h"
 #include "server_state.h"
@@ -107,7 +108,8 @@ void LatencyResetCommand(CommandContext& ctx) {
 void LatencyGraphCommand(CommandContext& ctx) {
   const std::vector<LatencyEvent> events = ctx.server.latency_monitor->Events();
   if (FindEvent(events, ctx.arg(2)) == nullptr) {
-    return ctx.out.Error("ERR No samples available for event '" + std::string(ctx.arg(2)) + "'");
+    return ctx.out.Error("ERR No samples available for event '" +
+                         std::string(protocol::ErrorArg(ctx.arg(2))) + "'");
   }
   ctx.out.Error("ERR LATENCY GRAPH is not supported by latchd: LATENCY HISTORY " +
                 std::string(ctx.arg(2)) + " returns the same samples");

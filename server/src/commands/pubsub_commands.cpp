@@ -5,6 +5,7 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/client_subscriptions.h"
+#include "latch/protocol/error_arg.h"
 #include "pubsub/pubsub_registry.h"
 #include "pubsub/subscriber.h"
 
@@ -53,7 +54,7 @@ void PublishCommand(CommandContext& ctx) {
 void PubsubChannelsCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) {
     return ctx.out.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                         std::string(ctx.arg(1)) + "'. Try PUBSUB HELP.");
+                         std::string(protocol::ErrorArg(ctx.arg(1))) + "'. Try PUBSUB HELP.");
   }
   std::optional<std::string_view> pattern;
   if (ctx.argc() == 3) pattern = ctx.arg(2);
@@ -78,7 +79,7 @@ void PubsubNumpatCommand(CommandContext& ctx) {
 void PubsubShardChannelsCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) {
     return ctx.out.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                         std::string(ctx.arg(1)) + "'. Try PUBSUB HELP.");
+                         std::string(protocol::ErrorArg(ctx.arg(1))) + "'. Try PUBSUB HELP.");
   }
   ctx.out.ArrayHeader(0);
 }

@@ -15,6 +15,7 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/reply_cap.h"
 #include "commands/zset_reply.h"
 #include "store/container_ops.h"
 #include "store/hash_value.h"
@@ -67,34 +68,39 @@ std::size_t RandomIndex(std::size_t size) {
 }
 
 // Replies the elements `count` picks out of `size` (> 0): emit(i) writes element i (one
-// bulk, or two with `with`). RESP3 nests each element with its value in a pair.
+// bulk, or two with `with`). RESP3 nests each element with its value in a pair. The reply
+// stops at the client's output limit (reply_cap.h): with repetition, |count| may be 2^63.
 template <class Emit>
 void ReplyPicks(CommandContext& ctx, std::size_t size, const RandomArgs& a, Emit emit) {
+  const ReplyCap cap(ctx);
   const bool pairs = a.with && ctx.session.proto >= 3;
   const bool uniq = a.count >= 0;
   const std::uint64_t count =
       uniq ? static_cast<std::uint64_t>(a.count) : static_cast<std::uint64_t>(-a.count);
   const std::uint64_t n = uniq && count > size ? size : count;
   ctx.out.ArrayHeader(a.with && !pairs ? n * 2 : n);
+  // Writes element i; false once the reply reached the limit (nothing written then).
   auto one = [&](std::size_t i) {
+    if (cap.Reached()) return false;
     if (pairs) ctx.out.ArrayHeader(2);
     emit(i);
+    return true;
   };
+  bool whole = true;
   if (!uniq) {
-    for (std::uint64_t k = 0; k < n; ++k) one(RandomIndex(size));
-    return;
+    for (std::uint64_t k = 0; k < n && whole; ++k) whole = one(RandomIndex(size));
+  } else if (n == size) {
+    for (std::size_t i = 0; i < size && whole; ++i) whole = one(i);
+  } else {
+    // Distinct picks: the first n steps of a Fisher-Yates shuffle.
+    std::vector<std::size_t> order(size);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    for (std::size_t k = 0; k < n && whole; ++k) {
+      std::swap(order[k], order[k + RandomIndex(size - k)]);
+      whole = one(order[k]);
+    }
   }
-  if (n == size) {
-    for (std::size_t i = 0; i < size; ++i) one(i);
-    return;
-  }
-  // Distinct picks: the first n steps of a Fisher-Yates shuffle.
-  std::vector<std::size_t> order(size);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  for (std::size_t k = 0; k < n; ++k) {
-    std::swap(order[k], order[k + RandomIndex(size - k)]);
-    one(order[k]);
-  }
+  if (!whole) cap.Stop(ctx);
 }
 
 // The key's container for a read, or false after WRONGTYPE; *c null when missing.

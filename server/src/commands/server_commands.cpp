@@ -1,5 +1,6 @@
 // INFO, CONFIG GET/SET/RESETSTAT/HELP, TIME, DEBUG, SHUTDOWN. INFO's numbers and RESETSTAT
 // come from the stats registry (metrics/stats_registry.h).
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,14 +17,14 @@
 #include "commands/peer_address.h"
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
+#include "journal/persistence.h"
+#include "latch/protocol/error_arg.h"
 #include "metrics/command_stats.h"
 #include "metrics/stats_registry.h"
-#include "journal/persistence.h"
 #include "net/tls_config_set.h"
 #include "scripting/script_engine.h"
 #include "store/object_encoding.h"
 #include "testing/test_clock.h"
-#include <spdlog/logger.h>
 
 #ifndef LATCH_VERSION
 #define LATCH_VERSION "0.0.0"
@@ -307,7 +308,8 @@ void DebugCommand(CommandContext& ctx) {
     usleep(static_cast<useconds_t>(sec * 1'000'000));
     return ctx.out.Ok();
   }
-  ctx.out.Error("ERR unknown subcommand '" + std::string(sub) + "'. Try DEBUG HELP.");
+  ctx.out.Error("ERR unknown subcommand '" + std::string(protocol::ErrorArg(sub)) +
+                "'. Try DEBUG HELP.");
 }
 
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] with Redis 7.0's argument rules. latchd

@@ -6,6 +6,7 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/subcommand.h"
+#include "latch/protocol/error_arg.h"
 #include "metrics/slowlog.h"
 
 namespace latch {
@@ -60,7 +61,7 @@ void SlowlogGetCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) {
     // Redis quotes the subcommand as the client typed it.
     ctx.out.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(ctx.arg(1)) + "'. Try SLOWLOG HELP.");
+                  std::string(protocol::ErrorArg(ctx.arg(1))) + "'. Try SLOWLOG HELP.");
     return;
   }
   if (ctx.argc() == 3) {

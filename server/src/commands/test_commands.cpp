@@ -18,6 +18,7 @@
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "latch/protocol/error_arg.h"
 #include "testing/test_clock.h"
 
 namespace latch {
@@ -148,7 +149,8 @@ void FaultCommand(CommandContext& ctx) {
     rule.delay_ms = ms;
     next = 3;
   } else {
-    return ctx.out.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
+    return ctx.out.Error("ERR unknown subcommand '" +
+                         std::string(protocol::ErrorArg(sub).substr(0, 128)) +
                          "'. Try ERROR, TIMEOUT, DROP, DELAY, PAUSE, STALL, RESUME or CLEAR.");
   }
   if (!ParseRuleOptions(ctx, next, &rule)) return;

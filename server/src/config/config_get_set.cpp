@@ -1,10 +1,11 @@
 #include "config/config_get_set.h"
 
 #include "config/config_directives.h"
-#include "config/encoding_thresholds.h"
 #include "config/config_values.h"
+#include "config/encoding_thresholds.h"
 #include "config/ignored_directives.h"
 #include "glob_match.h"
+#include "latch/protocol/error_arg.h"
 
 namespace latch::config {
 namespace {
@@ -66,8 +67,8 @@ namespace {
 std::optional<std::string> CheckIgnoredSet(std::string_view name, std::string_view value) {
   const IgnoredDirective* ignored = FindIgnoredDirective(name);
   if (ignored == nullptr || !IsEncodingThreshold(ignored->name)) {
-    return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(name) +
-           "'";
+    return "ERR Unknown option or number of arguments for CONFIG SET - '" +
+           std::string(protocol::ErrorArg(name)) + "'";
   }
   if (auto reason = CheckIgnoredDirective(*ignored, {std::string(name), std::string(value)})) {
     return SetFailed(name, *reason);

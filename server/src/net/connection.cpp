@@ -134,6 +134,10 @@ void Connection::SetRemoteControls() {
 void Connection::Close() {
   if (closed_) return;
   closed_ = true;
+  // Out of CLIENT LIST (and maxclients' count) before the peer can see its socket close, as
+  // Redis frees a killed client at once: not when the last handler lets go of this object,
+  // which may be later.
+  state_.clients.Remove(session_.info->id);
   worker_.Unregister(this);
   // Freed once the last handler lets go of this connection: in time for the next tick.
   const std::size_t held = HeldBufferBytes();

@@ -3,6 +3,7 @@
 #include <spdlog/logger.h>
 
 #include "config/config_values.h"
+#include "latch/protocol/error_arg.h"
 #include "net/tls_context.h"
 #include "server_state.h"
 
@@ -19,7 +20,8 @@ std::optional<std::string> ReloadTlsForConfigSet(ServerState& server, const Opti
       return std::nullopt;
     }
     server.log->warn("{}", error);
-    return "ERR CONFIG SET failed (possibly related to argument '" + std::string(args[i]) +
+    return "ERR CONFIG SET failed (possibly related to argument '" +
+           std::string(protocol::ErrorArg(args[i])) +
            "') - Unable to update TLS configuration. Check server logs.";
   }
   return std::nullopt;

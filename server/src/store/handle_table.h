@@ -122,9 +122,61 @@ class HandleTable {
     }
   }
 
+  // SCAN's walk (store/keyspace_scan.h). Robin hood keeps every run of entries ordered by the
+  // slot each wants, which is monotonic in the hash's low 32 bits ("fast range"); so the
+  // entries whose hash bits are >= `from` come in ascending order of their wanted slot
+  // (entries wanting one slot come together, in no set order) from `from`'s slot on, the
+  // run that wraps past the array's end last. Calls visit(handle, hash bits) for each, and
+  // stops at the first slot boundary once `want` were visited, or at an empty slot once
+  // *empty_budget (decremented per empty slot) ran out. Returns where to resume: every
+  // entry whose hash bits are >= from and below the value returned was visited; kScanEnd
+  // when none is left. Linear in what it visits and skips (entries displaced from slots
+  // before `from`'s, empty slots), never in the table's size.
+  static constexpr std::uint64_t kScanEnd = std::uint64_t{1} << 32;
+  template <class Visit>
+  std::uint64_t ScanFrom(std::uint32_t from, std::size_t want, std::size_t* empty_budget,
+                         Visit&& visit) const {
+    if (size_ == 0) return kScanEnd;
+    const std::size_t first = Wanted(from);
+    std::size_t visited = 0;
+    std::size_t group = count_;  // the wanted slot of the entries being visited
+    // p runs from `first` to the array's end, then (wrapped) from 0 along the run that
+    // crossed the end; the load factor leaves an empty slot, so the loop ends by 2 * count_.
+    for (std::size_t v = first; v < 2 * count_; ++v) {
+      const bool wrapped = v >= count_;
+      const std::size_t p = wrapped ? v - count_ : v;
+      const Slot& s = slots_[p];
+      if (s.handle == 0) {
+        // A run never crosses an empty slot: every entry wanting a slot up to p lies before it.
+        if (wrapped || p + 1 == count_) return kScanEnd;
+        if (visited >= want || *empty_budget == 0) return FirstHashOf(p + 1);
+        --*empty_budget;
+        continue;
+      }
+      const std::size_t wanted = Wanted(s.hash);
+      if (wrapped && wanted <= p) return kScanEnd;  // past the run that crossed the end
+      // Before the wrap, an entry wanting a later slot than its own came round the end: it
+      // is visited after the wrap. Entries wanting a slot before `from`'s are not ours.
+      if ((!wrapped && wanted > p) || wanted < first) continue;
+      if (wanted != group) {
+        if (visited >= want) return FirstHashOf(wanted);
+        group = wanted;
+      }
+      if (wanted == first && s.hash < from) continue;
+      visit(s.handle, s.hash);
+      ++visited;
+    }
+    return kScanEnd;
+  }
+
   static constexpr double kMaxLoad = 0.9;
 
  private:
+  // The smallest hash bits that want `slot` or a later one (kScanEnd for slot == count_).
+  std::uint64_t FirstHashOf(std::size_t slot) const {
+    using Wide = unsigned __int128;  // slot << 32 overflows 64 bits for slot == 2^32
+    return static_cast<std::uint64_t>(((Wide{slot} << 32) + count_ - 1) / count_);
+  }
   std::size_t Wanted(std::uint32_t h32) const {
     return static_cast<std::size_t>((std::uint64_t{h32} * count_) >> 32);
   }

@@ -185,6 +185,14 @@ class Shard {
   void ForEach(Fn&& fn) const {
     set_.ForEach([&](std::uint32_t h) { fn(At(h)); });
   }
+  // SCAN's walk of the index from the keys whose hash's low 32 bits are `from` on
+  // (HandleTable::ScanFrom, keyspace_scan.h): fn(object) per key, expired ones included.
+  template <class Fn>
+  std::uint64_t ScanFrom(std::uint32_t from, std::size_t want, std::size_t* empty_budget,
+                         Fn&& fn) const {
+    return set_.ScanFrom(from, want, empty_budget,
+                         [&](std::uint32_t h, std::uint32_t) { fn(At(h)); });
+  }
 
  private:
   Object* At(std::uint32_t h) const { return static_cast<Object*>(slab_.Get(h)); }

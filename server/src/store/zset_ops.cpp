@@ -17,17 +17,21 @@ void AddOne(ZSetValue& z, const ScoredMember& e, unsigned f, ZAddResult* r) {
     if (f & ZAddParams::kXx) return;
     z.Insert(e.member, score);
     ++r->added;
-  } else {
-    if (f & ZAddParams::kNx) return;
-    const double cur = n->score();
-    if (f & ZAddParams::kIncr) score = score + cur == 0 ? 0.0 : score + cur;
-    if (((f & ZAddParams::kLt) && score >= cur) || ((f & ZAddParams::kGt) && score <= cur)) {
-      return;
-    }
-    if (score != cur) {
-      z.Update(n, score);
-      ++r->updated;
-    }
+    // ZINCRBY / ZADD INCR of a new member answer the increment as parsed, before it is
+    // stored: Redis replies "-0" to `ZINCRBY k -0 m` and then keeps 0.
+    r->incr_done = true;
+    r->incr_score = e.score;
+    return;
+  }
+  if (f & ZAddParams::kNx) return;
+  const double cur = n->score();
+  if (f & ZAddParams::kIncr) score = score + cur == 0 ? 0.0 : score + cur;
+  if (((f & ZAddParams::kLt) && score >= cur) || ((f & ZAddParams::kGt) && score <= cur)) {
+    return;
+  }
+  if (score != cur) {
+    z.Update(n, score);
+    ++r->updated;
   }
   r->incr_done = true;
   r->incr_score = score;
