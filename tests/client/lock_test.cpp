@@ -71,9 +71,12 @@ TEST_P(LockTest, AcquireReleaseOutcomes) {
 TEST_P(LockTest, ExpiryWhileHeldIsReportedAsLostThenNotOwner) {
   auto a = lock_->acquire_sync("exp", 100ms);
   ASSERT_TRUE(a.ok()) << a.error().ToString();
-  // The server's clock is real: wait until it has let the key go. The lease's own deadline
-  // (the request's start + TTL) is before the server's, so it has passed too.
-  ASSERT_TRUE(Eventually([&] { return client_->command_sync("EXISTS", "exp")->integer == 0; }));
+  // The server's clock is real: wait until it has let the key go and the lease's own deadline
+  // (the request's start + TTL) has passed. Not one for the other: the server counts its
+  // deadline from a whole millisecond, up to 1 ms before the request's start.
+  ASSERT_TRUE(Eventually([&] {
+    return client_->command_sync("EXISTS", "exp")->integer == 0 && Clock::now() >= a->valid_until;
+  }));
   EXPECT_FALSE(a->valid());
   EXPECT_EQ(*lock_->extend_sync(*a, 1s), LeaseStatus::kLost);
   EXPECT_EQ(*lock_->release_sync(*a), LeaseStatus::kLost);
