@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -186,6 +187,25 @@ void ChildServer::Resume() {
     ::kill(pid_, SIGCONT);
     paused_ = false;
   }
+}
+
+std::size_t UnreadBytesAtServer(int port) {
+  // "sl local_address rem_address st tx_queue:rx_queue ...", addresses and queues in hex.
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the header
+  char local[64] = {};
+  unsigned state = 0, tx = 0, rx = 0, local_port = 0;
+  std::size_t unread = 0;
+  while (std::getline(in, line)) {
+    if (std::sscanf(line.c_str(), " %*u: %63s %*s %x %x:%x", local, &state, &tx, &rx) != 4)
+      continue;
+    const char* colon = std::strchr(local, ':');
+    if (colon == nullptr || std::sscanf(colon + 1, "%x", &local_port) != 1) continue;
+    constexpr unsigned kEstablished = 1;
+    if (state == kEstablished && local_port == static_cast<unsigned>(port)) unread += rx;
+  }
+  return unread;
 }
 
 }  // namespace latch::test

@@ -5,6 +5,7 @@
 // tests need. Every wait is bounded.
 #include <sys/types.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,10 @@ class ChildServer {
 
 // Sends PING over a fresh TCP connection; true on +PONG (or -NOAUTH) within timeout_ms.
 bool Pingable(int port, int timeout_ms);
+
+// The bytes that the kernel holds, unread, for the server's end of the connections to
+// 127.0.0.1:port (/proc/net/tcp's rx_queue): how a test knows that a request has reached a
+// paused server.
+std::size_t UnreadBytesAtServer(int port);
 
 }  // namespace latch::test

@@ -11,6 +11,7 @@
 
 #include "backends.h"
 #include "child_server.h"
+#include "support/eventually.h"
 
 namespace latch::test {
 namespace {
@@ -135,7 +136,8 @@ TEST_P(ClientTest, ServerKilledMidCallFailsTheCallWithoutWaitingForTheTimeout) {
   ASSERT_TRUE(client.command_sync("PING").ok());
   backend_->Pause();  // the call is written and then waits for a reply that never comes
   auto call = std::async(std::launch::async, [&] { return client.command_sync("GET", "x"); });
-  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(Eventually([&] { return UnreadBytesAtServer(backend_->port()) > 0; }))
+      << "the GET never reached the paused server";
   auto start = Clock::now();
   backend_->Kill();
   ASSERT_EQ(call.wait_for(5s), std::future_status::ready);

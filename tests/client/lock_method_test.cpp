@@ -10,6 +10,7 @@
 
 #include "backends.h"
 #include "latch/lock.h"
+#include "support/eventually.h"
 
 namespace latch::test {
 namespace {
@@ -71,7 +72,8 @@ TEST_P(LockMethodTest, OutcomesAreTheSameWhateverTheMethod) {
 TEST_P(LockMethodTest, ExpiredLeaseIsLostThenNotOwner) {
   auto a = lock_->acquire_sync("m:exp", 100ms);
   ASSERT_TRUE(a.ok()) << a.error().ToString();
-  std::this_thread::sleep_for(250ms);  // the server's clock is real
+  // The server's clock is real: wait until it has let the key go.
+  ASSERT_TRUE(Eventually([&] { return client_->command_sync("EXISTS", "m:exp")->integer == 0; }));
   EXPECT_EQ(*lock_->extend_sync(*a, 1s), LeaseStatus::kLost);
   auto b = lock_->acquire_sync("m:exp", 5s);
   ASSERT_TRUE(b.ok()) << b.error().ToString();

@@ -14,6 +14,7 @@
 
 #include "backends.h"
 #include "lock_scripts.h"
+#include "support/eventually.h"
 
 namespace latch::test {
 namespace {
@@ -70,7 +71,12 @@ TEST_P(LockTest, AcquireReleaseOutcomes) {
 TEST_P(LockTest, ExpiryWhileHeldIsReportedAsLostThenNotOwner) {
   auto a = lock_->acquire_sync("exp", 100ms);
   ASSERT_TRUE(a.ok()) << a.error().ToString();
-  std::this_thread::sleep_for(250ms);  // the server's clock is real: let the TTL pass
+  // The server's clock is real: wait until it has let the key go and the lease's own deadline
+  // (the request's start + TTL) has passed. Not one for the other: the server counts its
+  // deadline from a whole millisecond, up to 1 ms before the request's start.
+  ASSERT_TRUE(Eventually([&] {
+    return client_->command_sync("EXISTS", "exp")->integer == 0 && Clock::now() >= a->valid_until;
+  }));
   EXPECT_FALSE(a->valid());
   EXPECT_EQ(*lock_->extend_sync(*a, 1s), LeaseStatus::kLost);
   EXPECT_EQ(*lock_->release_sync(*a), LeaseStatus::kLost);
@@ -92,8 +98,10 @@ TEST_P(LockTest, ExtendMovesTheDeadline) {
 TEST_P(LockTest, WaitingAcquireGetsTheLockWhenReleased) {
   auto a = lock_->acquire_sync("wait", 10s);
   ASSERT_TRUE(a.ok());
+  std::atomic<Clock::rep> releasing_at{0};  // when the holder sent its release
   auto releaser = std::async(std::launch::async, [&] {
-    std::this_thread::sleep_for(200ms);
+    std::this_thread::sleep_for(200ms);  // the holder works a while: what the waiter waits for
+    releasing_at = Clock::now().time_since_epoch().count();
     return lock_->release_sync(*a);
   });
   auto start = Clock::now();
@@ -101,9 +109,12 @@ TEST_P(LockTest, WaitingAcquireGetsTheLockWhenReleased) {
   wait.wait = 3s;
   wait.retry_delay = 20ms;
   auto b = lock_->acquire_sync("wait", 10s, wait);
+  const auto acquired_at = Clock::now();
   ASSERT_TRUE(b.ok()) << b.error().ToString();
-  EXPECT_GE(Clock::now() - start, 150ms);
-  EXPECT_LT(Clock::now() - start, 3s);
+  // Granted only after the holder let go, however the threads were scheduled.
+  ASSERT_NE(releasing_at.load(), 0) << "acquired while the holder still held it";
+  EXPECT_GT(acquired_at.time_since_epoch().count(), releasing_at.load());
+  EXPECT_LT(acquired_at - start, 3s);
   EXPECT_EQ(*releaser.get(), LeaseStatus::kOk);
 
   wait.wait = 200ms;
@@ -173,13 +184,13 @@ TEST_P(LockTest, IdleBlockingConnectionsAreTrimmed) {
   // All parked: the client's pool, one connection per waiter, the observer.
   const long parked = 1 + kWaiters + 1;
   long seen = 0;
-  for (int i = 0; i < 500 && (seen = connected()) < parked; ++i) std::this_thread::sleep_for(10ms);
+  Eventually([&] { return (seen = connected()) >= parked; }, 5s);
   EXPECT_EQ(seen, parked);
   ASSERT_EQ(*lock_->release_sync(*holder), LeaseStatus::kOk);
   for (auto& t : threads) t.join();
   EXPECT_EQ(served.load(), kWaiters);
   const long trimmed = 1 + 2 + 1;  // pool, max_idle_blocking (default 2), observer
-  for (int i = 0; i < 500 && (seen = connected()) > trimmed; ++i) std::this_thread::sleep_for(10ms);
+  Eventually([&] { return (seen = connected()) <= trimmed; }, 5s);
   EXPECT_EQ(seen, trimmed);
 }
 
@@ -225,15 +236,23 @@ TEST_P(LockTest, GuardReleasesOnScopeExit) {
 }
 
 TEST_P(LockTest, AutoRenewHoldsPastTheTtlAndReportsLossWhenTheServerStops) {
-  auto lease = lock_->acquire_sync("renewed", 300ms);
+  // 600 ms: a renewal every 200 ms, so only a stall of 400 ms (not one of a loaded
+  // machine's 200 ms ones) loses the lease.
+  constexpr auto kTtl = 600ms;
+  auto lease = lock_->acquire_sync("renewed", kTtl);
   ASSERT_TRUE(lease.ok());
   std::promise<Error> lost;
   RenewOptions options;
   options.on_lost = [&](const Error& e) { lost.set_value(e); };
-  auto renewal = lock_->auto_renew(*lease, 300ms, options);
-  std::this_thread::sleep_for(900ms);  // 3x the TTL
+  const auto first_deadline = lease->valid_until;
+  auto renewal = lock_->auto_renew(*lease, kTtl, options);
+  // Held for 3x the TTL: until a renewal sent that long after the acquire has succeeded
+  // (each success moves valid_until to its request's start + TTL).
+  EXPECT_TRUE(Eventually(
+      [&] { return renewal->lost() || renewal->lease().valid_until > first_deadline + 3 * kTtl; },
+      10s));
   EXPECT_FALSE(renewal->lost());
-  EXPECT_FALSE(lock_->acquire_sync("renewed", 300ms).ok());
+  EXPECT_FALSE(lock_->acquire_sync("renewed", kTtl).ok());
   EXPECT_TRUE(renewal->lease().valid());
 
   backend_->Kill();
@@ -241,7 +260,9 @@ TEST_P(LockTest, AutoRenewHoldsPastTheTtlAndReportsLossWhenTheServerStops) {
   ASSERT_EQ(loss.wait_for(3s), std::future_status::ready);
   EXPECT_TRUE(loss.get().is(Errc::kLeaseLost));
   EXPECT_TRUE(renewal->lost());
-  EXPECT_FALSE(renewal->lease().valid());
+  // Reported once the lease ran out: the renewer compares whole milliseconds left, so it
+  // may say so up to 1 ms before valid_until.
+  EXPECT_LE(renewal->lease().valid_until, Clock::now() + 1ms);
 }
 
 TEST_P(LockTest, AutoRenewReportsATakeover) {
@@ -251,8 +272,7 @@ TEST_P(LockTest, AutoRenewReportsATakeover) {
   // Someone deletes the key behind our back and takes it.
   ASSERT_TRUE(client_->command_sync("DEL", "taken").ok());
   ASSERT_TRUE(lock_->acquire_sync("taken", 5s).ok());
-  for (int i = 0; i < 100 && !renewal->lost(); ++i) std::this_thread::sleep_for(20ms);
-  ASSERT_TRUE(renewal->lost());
+  ASSERT_TRUE(Eventually([&] { return renewal->lost(); }));
   EXPECT_NE(renewal->loss()->message.find("not-owner"), std::string::npos);
 }
 

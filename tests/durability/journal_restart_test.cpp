@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "durability/latchd_child.h"
+#include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/http_connection.h"
 #include "support/raw_connection.h"
@@ -26,6 +27,12 @@ using std::chrono::milliseconds;
 namespace fs = std::filesystem;
 
 std::vector<std::string> Always() { return {"--appendonly", "yes", "--appendfsync", "always"}; }
+
+std::uint64_t UnixMs() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
 
 // ":123\r\n" -> 123; anything else -> 0.
 std::uint64_t Token(const std::string& reply) {
@@ -107,14 +114,20 @@ TEST(JournalRestartTest, FlushAllReplaysWhateverTheShardCount) {
 TEST(JournalRestartTest, LeaseThatRanOutWhileDownIsNotRestored) {
   LatchdChild s(Always());
   ASSERT_TRUE(s.Start()) << s.Log();
+  std::uint64_t short_deadline_ms = 0;
   {
     RawConnection c(s.port());
     EXPECT_EQ(c.Command("SET", "short", "a", "NX", "PX", "300"), "+OK\r\n");
     ASSERT_NE(Token(c.Command("LOCK.ACQUIRE", "short-lock", "b", "300")), 0u);
     EXPECT_EQ(c.Command("SET", "long", "c", "NX", "PX", "60000"), "+OK\r\n");
+    for (const char* key : {"short", "short-lock"}) {  // absolute Unix ms
+      short_deadline_ms = std::max(short_deadline_ms, Token(c.Command("PEXPIRETIME", key)));
+    }
   }
   s.Kill9();
-  std::this_thread::sleep_for(milliseconds(400));
+  // Restarted once the wall clock the server reads has passed the short leases' deadline.
+  ASSERT_NE(short_deadline_ms, 0u);
+  ASSERT_TRUE(Eventually([&] { return UnixMs() > short_deadline_ms; }));
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection c(s.port());
   EXPECT_EQ(c.Command("EXISTS", "short", "short-lock", "long"), ":1\r\n");
@@ -123,6 +136,7 @@ TEST(JournalRestartTest, LeaseThatRanOutWhileDownIsNotRestored) {
 // The other half of the Redlock paper's advice: no journal, but no grant for a TTL.
 TEST(JournalRestartTest, LockRestartDelayHoldsGrantsBack) {
   LatchdChild s({"--lock-restart-delay", "1500"});
+  const auto starting = std::chrono::steady_clock::now();  // the delay counts from later
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection c(s.port());
   EXPECT_EQ(c.Command("SET", "k", "v", "NX", "PX", "1000"), "$-1\r\n");
@@ -130,8 +144,11 @@ TEST(JournalRestartTest, LockRestartDelayHoldsGrantsBack) {
   EXPECT_EQ(c.Command("LOCK.ACQUIRE", "k", "o", "1000"), "$-1\r\n");
   EXPECT_EQ(c.Command("LOCK.ACQUIRE", "k", "o", "1000", "WAIT", "100"), "$-1\r\n");
   EXPECT_EQ(c.Command("SET", "plain", "v"), "+OK\r\n") << "only grants are held back";
-  std::this_thread::sleep_for(milliseconds(1600));
-  EXPECT_EQ(c.Command("SET", "k", "v", "NX", "PX", "1000"), "+OK\r\n");
+  // Granted again once the delay is over, and not before.
+  EXPECT_TRUE(
+      Eventually([&] { return c.Command("SET", "k", "v", "NX", "PX", "1000") == "+OK\r\n"; },
+                 milliseconds(10000)));
+  EXPECT_GE(std::chrono::steady_clock::now() - starting, milliseconds(1500));
   EXPECT_NE(Token(c.Command("LOCK.ACQUIRE", "k2", "o", "1000")), 0u);
 }
 
@@ -293,18 +310,21 @@ TEST(JournalRestartTest, RewriteUnderLoadLosesNothingAndRedisCheckAofAccepts) {
   }
   {
     RawConnection c(s.port());
-    std::this_thread::sleep_for(milliseconds(50));
+    // The rewrite starts while the writers write.
+    EXPECT_TRUE(Eventually([&] { return acked.load() >= kClients; }));
     EXPECT_EQ(c.Command("BGREWRITEAOF"), "+Background append only file rewriting started\r\n");
   }
   for (auto& t : writers) t.join();
   EXPECT_EQ(acked.load(), kClients * kPerClient);
   // Let the rewrite finish, then crash; then again a crash in the middle of a rewrite.
-  for (int i = 0; i < 200; ++i) {
+  {
     RawConnection c(s.port());
-    if (c.Command("INFO", "persistence").find("aof_rewrite_in_progress:0") != std::string::npos) {
-      break;
-    }
-    std::this_thread::sleep_for(milliseconds(20));
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return c.Command("INFO", "persistence").find("aof_rewrite_in_progress:0") !=
+                 std::string::npos;
+        },
+        milliseconds(10000)));
   }
   {
     RawConnection c(s.port());
@@ -382,11 +402,9 @@ TEST(JournalRestartTest, AutomaticRewriteCompactsTheJournal) {
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection c(s.port());
   for (int i = 0; i < 400; ++i) ASSERT_EQ(c.Command("SET", "same", std::to_string(i)), "+OK\r\n");
-  bool rewrote = false;
-  for (int i = 0; i < 100 && !rewrote; ++i) {
-    rewrote = c.Command("INFO", "persistence").find("aof_rewrites:0") == std::string::npos;
-    if (!rewrote) std::this_thread::sleep_for(milliseconds(20));
-  }
+  const bool rewrote = Eventually(
+      [&] { return c.Command("INFO", "persistence").find("aof_rewrites:0") == std::string::npos; },
+      milliseconds(10000));
   EXPECT_TRUE(rewrote) << c.Command("INFO", "persistence");
   s.Kill9();
   ASSERT_TRUE(s.Start()) << s.Log();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace latch::test {
 namespace {
@@ -34,6 +35,16 @@ std::int64_t CpuTimeMs(pid_t pid) {
     if (i == 14 || i == 15) ticks += std::stoll(field);  // utime, stime
   }
   return ticks * 1000 / sysconf(_SC_CLK_TCK);
+}
+
+double CpuMsPerSecondOver(pid_t pid, std::chrono::milliseconds window) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t cpu = CpuTimeMs(pid);
+  std::this_thread::sleep_for(window);  // the measured interval itself
+  const std::int64_t used = CpuTimeMs(pid) - cpu;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return static_cast<double>(used) / seconds;
 }
 
 bool ProcessAlive(pid_t pid) {

@@ -8,12 +8,14 @@
 #include <thread>
 
 #include "latch/testing/gtest.h"
+#include "support/eventually.h"
 #include "support/raw_connection.h"
 
 namespace latch::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using test::Eventually;
 using test::RawConnection;
 
 TEST(ScopedServerTest, OneLineServerSeedsAndInspectsWhatClientsSee) {
@@ -82,9 +84,11 @@ TEST(ScopedServerTest, WaiterTimeoutsFollowTheManualClockOnly) {
   ASSERT_EQ(holder.Command("LOCK.ACQUIRE", "L", "a", "60000").substr(0, 1), ":");
   ASSERT_TRUE(
       waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "L", "b", "60000", "WAIT", "150"})));
-  std::this_thread::sleep_for(300ms);  // twice the WAIT in real time
-  EXPECT_EQ(server.Lock("L")->waiters, 1);
+  ASSERT_TRUE(Eventually([&] { return server.Lock("L")->waiters == 1; }));  // parked
+  // Real time passes while the manual clock stands still: the read waits its 400 ms, more
+  // than twice the WAIT.
   EXPECT_FALSE(waiter.ReadReply().has_value()) << "answered before the manual clock moved";
+  EXPECT_EQ(server.Lock("L")->waiters, 1);
   server.Advance(149ms);
   EXPECT_EQ(server.Lock("L")->waiters, 1);
   server.Advance(1ms);
@@ -102,8 +106,7 @@ TEST(ScopedServerTest, AdvancePastALeaseHandsTheLockToTheWaiter) {
   EXPECT_EQ(held->owner, "a");
   EXPECT_EQ(held->ttl_ms, 1000);
   ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "L", "b", "5000", "WAIT", "0"})));
-  for (int i = 0; i < 200 && server.Lock("L")->waiters == 0; ++i) std::this_thread::sleep_for(1ms);
-  EXPECT_EQ(server.Lock("L")->waiters, 1);
+  ASSERT_TRUE(Eventually([&] { return server.Lock("L")->waiters == 1; }));
   server.Advance(1000ms);
   EXPECT_LATCH(server.CheckLockOwner("L", "b"));
   const std::optional<LockState> granted = server.Lock("L");

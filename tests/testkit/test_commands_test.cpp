@@ -9,6 +9,7 @@
 
 #include "latch/testing/scoped_server.h"
 #include "support/embedded_server.h"
+#include "support/eventually.h"
 #include "support/raw_connection.h"
 #include "support/server_process.h"
 
@@ -16,6 +17,7 @@ namespace latch::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using test::Eventually;
 using test::RawConnection;
 
 constexpr const char* kDisabled =
@@ -73,7 +75,7 @@ TEST(TestCommandsTest, LatchdWithAManualClockMovesOnlyWhenTold) {
   RawConnection conn(latchd.port());
   EXPECT_EQ(conn.Command("CONFIG", "GET", "clock"), "*2\r\n$5\r\nclock\r\n$6\r\nmanual\r\n");
   EXPECT_EQ(conn.Command("SET", "k", "v", "PX", "100"), "+OK\r\n");
-  std::this_thread::sleep_for(150ms);
+  std::this_thread::sleep_for(150ms);  // real time passes: what must not move the clock
   EXPECT_EQ(conn.Command("PTTL", "k"), ":100\r\n");
   EXPECT_EQ(conn.Command("TEST.CLOCK", "ADVANCE", "100"), "+OK\r\n");
   EXPECT_EQ(conn.Command("EXISTS", "k"), ":0\r\n");
@@ -105,7 +107,7 @@ TEST(TestCommandsTest, DebugAdvanceClockAnswersDueWaiters) {
   RawConnection waiter(server.port());
   ASSERT_EQ(holder.Command("LOCK.ACQUIRE", "L", "a", "60000").substr(0, 1), ":");
   ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "L", "b", "1000", "WAIT", "50"})));
-  for (int i = 0; i < 200 && server.Lock("L")->waiters == 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(Eventually([&] { return server.Lock("L")->waiters == 1; }));
   EXPECT_EQ(holder.Command("DEBUG", "ADVANCE-CLOCK", "50"), "+OK\r\n");
   EXPECT_EQ(server.Lock("L")->waiters, 0);
   EXPECT_EQ(waiter.ReadReply(), "$-1\r\n");

@@ -142,30 +142,62 @@ def conn():
     s.settimeout(5)
     return s
 admin, c = conn(), conn()
-admin.sendall(b"SET pause:lock owner PX 400\r\n"); assert admin.recv(100) == b"+OK\r\n"
-admin.sendall(b"CLIENT PAUSE 2000 WRITE\r\n"); assert admin.recv(100) == b"+OK\r\n"
+def reply(s):
+    """One RESP reply: a line, or a bulk string's content, or an array's lines."""
+    text = b""
+    while b"\r\n" not in text:
+        text += s.recv(65536)
+    head = text[:text.index(b"\r\n")]
+    if head[:1] == b"$":
+        need = text.index(b"\r\n") + 2 + int(head[1:]) + 2
+    elif head[:1] == b"*":
+        need = None
+        while text.count(b"\r\n") < 1 + 2 * int(head[1:]):
+            text += s.recv(65536)
+    else:
+        need = len(head) + 2
+    while need is not None and len(text) < need:
+        text += s.recv(65536)
+    return text
+def command(s, line):
+    s.sendall(line + b"\r\n")
+    return reply(s)
+def wait_until(condition, seconds=5):  # bounded; never a sleep for a guessed time
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return condition()
+def server_ms():  # TIME, in ms
+    parts = command(admin, b"TIME").split(b"\r\n")
+    return int(parts[2]) * 1000 + int(parts[4]) // 1000
+assert command(c, b"CLIENT SETNAME victim") == b"+OK\r\n"
+assert command(admin, b"SET pause:lock owner PX 400") == b"+OK\r\n"
+lease_end = int(command(admin, b"PEXPIRETIME pause:lock")[1:-2])
+paused_at = time.monotonic()  # before the pause starts on the server
+assert command(admin, b"CLIENT PAUSE 2000 WRITE") == b"+OK\r\n"
 t = time.time(); c.sendall(b"GET pause:lock\r\n"); r = c.recv(100)
 assert r == b"$5\r\nowner\r\n", r
 assert time.time() - t < 1.0, "GET waited for the pause"
 def expired():
-    admin.sendall(b"INFO stats\r\n")
-    text = b""
-    while b"\r\n" not in text:
-        text += admin.recv(65536)
-    size = int(text[1:text.index(b"\r\n")])
-    while len(text) < text.index(b"\r\n") + 2 + size + 2:  # the whole bulk reply
-        text += admin.recv(65536)
-    return [l for l in text.split(b"\r\n") if l.startswith(b"expired_keys:")][0]
+    return [l for l in command(admin, b"INFO stats").split(b"\r\n")
+            if l.startswith(b"expired_keys:")][0]
 before = expired()
-time.sleep(0.6)                                        # past the lease, still paused
-assert expired() == before, "a key expired during CLIENT PAUSE"
-t = time.time(); c.sendall(b"SET pause:k v\r\n"); r = c.recv(100)
+assert wait_until(lambda: server_ms() > lease_end), "the server's clock never passed the lease"
+after = expired()
+if time.monotonic() < paused_at + 2.0:  # still within the pause when looked at
+    assert after == before, "a key expired during CLIENT PAUSE"
+c.sendall(b"SET pause:k v\r\n"); r = c.recv(100)
 assert r == b"+OK\r\n", r
-assert time.time() - t > 0.3, "SET did not wait for the pause"
-admin.sendall(b"CLIENT PAUSE 5000 WRITE\r\n"); assert admin.recv(100) == b"+OK\r\n"
+assert time.monotonic() >= paused_at + 1.95, "SET did not wait for the pause"
+assert command(admin, b"CLIENT PAUSE 5000 WRITE") == b"+OK\r\n"
 c.sendall(b"SET pause:k2 v\r\n")
-time.sleep(0.2)
-admin.sendall(b"CLIENT UNPAUSE\r\n"); assert admin.recv(100) == b"+OK\r\n"
+def victim_held():  # CLIENT LIST flags=b: the SET arrived and waits for the pause
+    listing = command(admin, b"CLIENT LIST").decode()
+    return any("name=victim " in l and " flags=b " in l for l in listing.split("\n"))
+assert wait_until(victim_held), "the SET was never held by the pause"
+assert command(admin, b"CLIENT UNPAUSE") == b"+OK\r\n"
 t = time.time(); assert c.recv(100) == b"+OK\r\n"; assert time.time() - t < 2
 PY
 

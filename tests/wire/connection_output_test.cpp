@@ -10,9 +10,10 @@
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
-#include "support/sanitizer.h"
 #include "support/resp_frame.h"
+#include "support/sanitizer.h"
 #include "support/tcp_socket.h"
+#include "support/tick_probe.h"
 #include "support/wire_expect.h"
 
 namespace latch::test {
@@ -112,7 +113,11 @@ TEST(ConnectionOutput, HardLimitClosesNonReadingClient) {
 // Over the soft limit but under the hard one: closed only once it has stayed over it for
 // more than soft_seconds (checked by the tick while the client sends nothing more).
 TEST(ConnectionOutput, SoftLimitClosesAfterItsSeconds) {
-  EmbeddedServer server(WithOutputLimit(0, 8 << 20, 2));
+  Options o = WithOutputLimit(0, 8 << 20, 2);
+  o.io_threads = 1;  // the tick the probe sees has also checked the hog (tick_probe.h)
+  EmbeddedServer server(o);
+  TickProbe tick(server.port());
+  ASSERT_TRUE(tick.ok());
   RawConnection other(server.port(), 10s);
   ASSERT_EQ(other.Command("SET", "v", BigValue(4 << 20)), "+OK\r\n");
   TcpSocket hog(server.port(), 4096);
@@ -121,7 +126,7 @@ TEST(ConnectionOutput, SoftLimitClosesAfterItsSeconds) {
   ASSERT_TRUE(Eventually([&] { return ClientField(other, "hog", "omem") >= (8 << 20); }))
       << other.Command("CLIENT", "LIST");
   server.clock().advance(1000);
-  std::this_thread::sleep_for(300ms);  // several ticks: still within the seconds
+  ASSERT_TRUE(tick.SawSecondsPass(1)) << tick.last_reply();  // checked at 1 s: still open
   EXPECT_GE(ClientField(other, "hog", "omem"), 8 << 20);
   server.clock().advance(1500);
   EXPECT_TRUE(hog.WaitClosed(5s)) << "over the soft limit for 2.5 s of 2 and still open";
@@ -133,16 +138,29 @@ TEST(ConnectionOutput, SoftLimitClosesAfterItsSeconds) {
 // everything is still answered, in order, once it reads.
 TEST(ConnectionOutput, NonReadingClientIsPausedNotBuffered) {
   LATCH_SKIP_UNDER_TSAN("fills 32 MB of replies within a time window that TSan's slowdown overruns; Debug and ASan assert it");
-  EmbeddedServer server;
+  // One io thread: the hog's pipeline and `other`'s commands take turns on it, so two
+  // CLIENT LISTs in a row that see the same hog mean its pipeline has stopped (paused or
+  // done), not that it was between two slices.
+  Options o = EmbeddedServer::DefaultOptions();
+  o.io_threads = 1;
+  EmbeddedServer server(o);
   RawConnection other(server.port(), 10s);
   ASSERT_EQ(other.Command("SET", "v", BigValue(4 << 20)), "+OK\r\n");
   TcpSocket hog(server.port());
   const int kGets = 60;  // 240 MB of replies
   ASSERT_TRUE(hog.SendAll(RawConnection::Encode({"CLIENT", "SETNAME", "hog"}) +
                           PipelinedGets("v", kGets) + RawConnection::Encode({"PING"})));
-  ASSERT_TRUE(Eventually([&] { return ClientField(other, "hog", "omem") > (32 << 20); }));
-  std::this_thread::sleep_for(300ms);
-  const long long omem = ClientField(other, "hog", "omem");
+  // Stopped: past 32 MB and the same pending output and query buffer twice in a row.
+  long long omem = -1, qbuf = -1;
+  const bool stopped = Eventually(
+      [&] {
+        const long long was_omem = omem, was_qbuf = qbuf;
+        omem = ClientField(other, "hog", "omem");
+        qbuf = ClientField(other, "hog", "qbuf");
+        return omem > (32 << 20) && omem == was_omem && qbuf == was_qbuf;
+      },
+      20s);
+  ASSERT_TRUE(stopped) << other.Command("CLIENT", "LIST");
   EXPECT_LE(omem, (64 << 20) + (5 << 20)) << "replies kept piling up for a client not reading";
   EXPECT_GT(ClientField(other, "hog", "qbuf"), 0) << "the rest of the pipeline was not held back";
   EXPECT_GT(ClientField(other, "hog", "tot-mem"), omem);

@@ -3,12 +3,12 @@
 // embedded server) or a key left stale by a stopped active expiry.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
+#include "support/tick_probe.h"
+#include "support/wire_expect.h"
 
 namespace latch::test {
 namespace {
@@ -19,20 +19,21 @@ Options SuiteOptionsWithDebug() {
   return o;
 }
 
-// The worker tick runs every 1000/hz ms; a few periods are enough for it to act.
-void LetTicksRun() { std::this_thread::sleep_for(std::chrono::milliseconds(350)); }
-
 TEST(RedisSuiteWire, SetActiveExpireStopsAndRestartsActiveExpiry) {
-  EmbeddedServer server(SuiteOptionsWithDebug());
+  Options o = SuiteOptionsWithDebug();
+  o.io_threads = 1;  // the tick the probe sees has also passed over x's shard (tick_probe.h)
+  EmbeddedServer server(o);
+  TickProbe tick(server.port());
+  ASSERT_TRUE(tick.ok());
   RawConnection c(server.port());
   ASSERT_EQ(c.Command("DEBUG", "SET-ACTIVE-EXPIRE", "0"), "+OK\r\n");
   ASSERT_EQ(c.Command("SET", "x", "v", "PX", "1"), "+OK\r\n");
-  server.clock().advance(5);
-  LetTicksRun();
+  server.clock().advance(1000);  // a whole second: what the probe can see
+  ASSERT_TRUE(tick.SawSecondsPass(1)) << tick.last_reply();
   EXPECT_EQ(c.Command("DBSIZE"), ":1\r\n") << "stale, not removed in the background";
   ASSERT_EQ(c.Command("DEBUG", "SET-ACTIVE-EXPIRE", "1"), "+OK\r\n");
-  LetTicksRun();
-  EXPECT_EQ(c.Command("DBSIZE"), ":0\r\n");
+  EXPECT_TRUE(Eventually([&] { return c.Command("DBSIZE") == ":0\r\n"; }))
+      << "not removed once active expiry runs again";
 }
 
 // As Redis (multi.tcl, "WATCH stale keys should not fail EXEC" and the two after it):

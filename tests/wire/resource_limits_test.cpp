@@ -31,6 +31,30 @@ ServerProcess StartLatchd(const std::string& shell_prefix, std::vector<std::stri
   });
 }
 
+// The clients other than `admin` whose query buffer holds bytes (CLIENT LIST's qbuf).
+int OthersWithQueryBuffer(RawConnection& admin) {
+  const std::string list = admin.Command("CLIENT", "LIST");
+  const std::string self = admin.Command("CLIENT", "ID");  // ":<id>\r\n"
+  const std::string self_field = "id=" + self.substr(1, self.size() - 3) + " ";
+  int n = 0;
+  std::size_t start = 0;
+  for (std::size_t end = list.find('\n'); end != std::string::npos;
+       start = end + 1, end = list.find('\n', start)) {
+    const std::string line = list.substr(start, end - start);
+    const auto qbuf = line.find(" qbuf=");
+    const bool is_self = line.rfind(self_field, 0) == 0;  // id= comes first
+    if (!is_self && qbuf != std::string::npos && line.compare(qbuf + 6, 2, "0 ") != 0) ++n;
+  }
+  return n;
+}
+
+// CLIENT INFO's rbs (read buffer size) of `c` itself; -1 when missing.
+long long ReadBufferSize(RawConnection& c) {
+  const std::string info = c.Command("CLIENT", "INFO");
+  const auto at = info.find(" rbs=");
+  return at == std::string::npos ? -1 : std::stoll(info.substr(at + 5));
+}
+
 // Redis allocates a bulk's buffer only as its bytes arrive; eight clients declaring 512 MB
 // and sending two bytes used to cost 4.2 GB of RSS.
 TEST(ResourceLimits, DeclaredHugeBulksCostLittle) {
@@ -44,7 +68,10 @@ TEST(ResourceLimits, DeclaredHugeBulksCostLittle) {
     clients.emplace_back(latchd.port());
     ASSERT_TRUE(clients.back().SendAll("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$536870912\r\nab"));
   }
-  std::this_thread::sleep_for(500ms);
+  // Measured once the server has read every declaration (each client's query buffer holds
+  // its unfinished request).
+  ASSERT_TRUE(Eventually([&] { return OthersWithQueryBuffer(admin) == 8; }, 10s))
+      << admin.Command("CLIENT", "LIST");
   EXPECT_EQ(admin.Command("PING"), "+PONG\r\n");
   const std::int64_t grown = RssBytes(latchd.pid()) - before;
   EXPECT_LT(grown, 8 << 20) << "RSS grew by " << grown << " bytes for 16 bytes of payload";
@@ -71,9 +98,7 @@ TEST(ResourceLimits, SmallUlimitLowersMaxclientsAndRefusesExtras) {
   }
   EXPECT_EQ(pongs, 31);  // 32 with the admin connection
   EXPECT_EQ(refused, 29);
-  const std::int64_t cpu = CpuTimeMs(latchd.pid());
-  std::this_thread::sleep_for(1000ms);
-  EXPECT_LE(CpuTimeMs(latchd.pid()) - cpu, 100) << "busy while nothing happens";
+  EXPECT_LE(CpuMsPerSecondOver(latchd.pid(), 1000ms), 100) << "busy while nothing happens";
   EXPECT_EQ(admin.Command("PING"), "+PONG\r\n");
 }
 
@@ -89,9 +114,7 @@ TEST(ResourceLimits, AcceptorBacksOffWhenOutOfDescriptors) {
   int answered = 0;
   for (RawConnection& c : clients) answered += c.Command("PING") == "+PONG\r\n" ? 1 : 0;
   EXPECT_LT(answered, 70);
-  const std::int64_t cpu = CpuTimeMs(latchd.pid());
-  std::this_thread::sleep_for(1000ms);
-  EXPECT_LE(CpuTimeMs(latchd.pid()) - cpu, 200) << "the acceptor spins on EMFILE";
+  EXPECT_LE(CpuMsPerSecondOver(latchd.pid(), 1000ms), 200) << "the acceptor spins on EMFILE";
   // Enough leave for every connection queued in the backlog, and the late one, to fit.
   for (int i = 0; i < 35; ++i) clients[static_cast<std::size_t>(i)].Close();
   RawConnection late(latchd.port(), 3000ms);
@@ -140,7 +163,10 @@ TEST(ResourceLimits, AllocationFailureClosesOnlyThatClient) {
   RawConnection admin(latchd.port(), 10s);
   const std::string value(40 << 20, 'v');
   ASSERT_EQ(admin.Command("SET", "k", value), "+OK\r\n");
-  std::this_thread::sleep_for(200ms);  // the read buffer that held the SET is given back
+  // The read buffer that held the SET is given back (CLIENT INFO shows the last published
+  // size: the one before the command that asks).
+  ASSERT_TRUE(Eventually([&] { return ReadBufferSize(admin) < (1 << 20); }))
+      << admin.Command("CLIENT", "INFO");
   const std::int64_t room = VmSizeBytes(latchd.pid()) + (100 << 20);
   const rlimit as{static_cast<rlim_t>(room), static_cast<rlim_t>(room)};
   ASSERT_EQ(::prlimit(latchd.pid(), RLIMIT_AS, &as, nullptr), 0);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "support/raw_connection.h"
+#include "support/wire_expect.h"
 #include "wire/rest_fixture.h"
 
 namespace latch::test {
@@ -275,8 +276,20 @@ TEST(RestLimits, StopWithOpenSessionsDoesNotHang) {
   auto s = std::make_unique<RestServer>();
   HttpConnection idle(s->port());
   HttpConnection mid(s->port());
-  ASSERT_TRUE(mid.Send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n[\"PI"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // The session is in the body, mid-request, once INFO's input count has grown by the
+  // header (counted as it is parsed; each INFO request counts itself too).
+  RawConnection admin(s->resp_port());
+  const std::int64_t info_bytes =
+      static_cast<std::int64_t>(RawConnection::Encode({"INFO", "stats"}).size());
+  auto read_bytes = [&] { return std::stoll(InfoField(admin, "stats", "total_net_input_bytes")); };
+  const std::int64_t before = read_bytes();
+  const std::string header = "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n";
+  ASSERT_TRUE(mid.Send(header + "[\"PI"));
+  std::int64_t asked = 0;
+  ASSERT_TRUE(Eventually([&] {
+    ++asked;
+    return read_bytes() - before - asked * info_bytes >= static_cast<std::int64_t>(header.size());
+  }));
   const auto start = std::chrono::steady_clock::now();
   s.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));

@@ -11,6 +11,7 @@
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
+#include "support/tick_probe.h"
 #include "support/wire_expect.h"
 
 namespace latch::test {
@@ -240,11 +241,14 @@ TEST(ServerWire, WallClockStepDoesNotMoveRelativeTtl) {
 TEST(ServerWire, IdleClientsAreClosedAfterTimeout) {
   Options o = EmbeddedServer::DefaultOptions();
   o.timeout = 2;
+  o.io_threads = 1;  // the tick the probe sees has also checked `idle` (tick_probe.h)
   EmbeddedServer server(o);
+  TickProbe tick(server.port());
+  ASSERT_TRUE(tick.ok());
   RawConnection idle(server.port(), 4000ms);
   ASSERT_EQ(idle.Command("PING"), "+PONG\r\n");
   server.clock().advance(1000);
-  std::this_thread::sleep_for(250ms);  // two ticks: still open
+  ASSERT_TRUE(tick.SawSecondsPass(1)) << tick.last_reply();  // checked at 1 s: still open
   ASSERT_EQ(idle.Command("PING"), "+PONG\r\n");
   server.clock().advance(2001);
   EXPECT_TRUE(idle.WaitClosed());

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "latch/server.h"
+#include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/raw_connection.h"
 #include "support/sanitizer.h"
@@ -64,17 +65,6 @@ std::string ReadAll(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// Polls `condition` every 20 ms for at most 5 s.
-template <typename Fn>
-bool Eventually(Fn&& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
 }
 
 std::size_t Count(const std::string& text, const std::string& what) {
@@ -209,15 +199,15 @@ TEST(ServiceWireTest, DaemonizeForksAndWritesThePidFile) {
                                       " --bind 127.0.0.1 --daemonize yes --pidfile " + pid_path +
                                       " --logfile " + (dir / "latchd.log"));
   ASSERT_EQ(status, 0) << "the parent exits at once: " << out;
-  ASSERT_TRUE(Eventually([&] { return !ReadAll(pid_path).empty(); }))
+  ASSERT_TRUE(Eventually([&] { return !ReadAll(pid_path).empty(); }, 5s))
       << ReadAll(dir / "latchd.log");
   const pid_t pid = static_cast<pid_t>(std::atol(ReadAll(pid_path).c_str()));
   ASSERT_GT(pid, 1);
   RawConnection conn;
-  ASSERT_TRUE(Eventually([&] { return conn.Connect(port); }));
+  ASSERT_TRUE(Eventually([&] { return conn.Connect(port); }, 5s));
   EXPECT_EQ(conn.Command("PING"), "+PONG\r\n");
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
-  EXPECT_TRUE(Eventually([&] { return ::kill(pid, 0) != 0; })) << "the daemon exits on SIGTERM";
+  EXPECT_TRUE(Eventually([&] { return ::kill(pid, 0) != 0; }, 5s)) << "the daemon exits on SIGTERM";
   EXPECT_FALSE(fs::exists(pid_path));
   if (::kill(pid, 0) == 0) ::kill(pid, SIGKILL);
 }
@@ -231,7 +221,8 @@ TEST(ServiceWireTest, LogFileIsReopenedAfterLogrotate) {
   // logrotate without copytruncate, then its postrotate: kill -HUP.
   fs::rename(log, log + ".1");
   ASSERT_EQ(::kill(latchd.pid(), SIGHUP), 0);
-  EXPECT_TRUE(Eventually([&] { return ReadAll(log).find("Received SIGHUP") != std::string::npos; }))
+  EXPECT_TRUE(
+      Eventually([&] { return ReadAll(log).find("Received SIGHUP") != std::string::npos; }, 5s))
       << ReadAll(log);
   EXPECT_NE(ReadAll(log + ".1").find("Ready to accept connections"), std::string::npos);
   // Moved again, with no signal at all: the next line still goes to a new file.

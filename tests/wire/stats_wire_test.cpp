@@ -3,15 +3,14 @@
 // inner errors as Redis counts them), and CONFIG RESETSTAT zeroes what Redis zeroes.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "support/embedded_server.h"
 #include "support/raw_connection.h"
 #include "support/server_process.h"
+#include "support/wire_expect.h"
 
 namespace latch::test {
 namespace {
@@ -23,6 +22,15 @@ std::string BulkBody(const std::string& reply) {
   const auto start = reply.find("\r\n");
   if (start == std::string::npos || reply.size() < start + 4) return "<not a bulk: " + reply + ">";
   return reply.substr(start + 2, reply.size() - start - 4);
+}
+
+// TIME on `c`, in milliseconds.
+long long ServerTimeMs(RawConnection& c) {
+  // *2\r\n$<n>\r\n<seconds>\r\n$<n>\r\n<microseconds>\r\n
+  const std::string r = c.Command("TIME");
+  const auto seconds_at = r.find("\r\n", r.find('$')) + 2;
+  const auto micros_at = r.find("\r\n", r.find('$', seconds_at)) + 2;
+  return std::stoll(r.substr(seconds_at)) * 1000 + std::stoll(r.substr(micros_at)) / 1000;
 }
 
 std::string Info(RawConnection& c, const std::string& section) {
@@ -121,8 +129,10 @@ TEST(StatsWire, ResetStatZeroesWhatRedisZeroes) {
     }
     if (port == latchd.port()) {
       latchd.clock().advance(5);
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    } else {  // Redis's clock is real: until its TIME is past e's deadline (set before + 1 ms)
+      RawConnection clock(port);
+      const long long set_by = ServerTimeMs(clock);
+      ASSERT_TRUE(Eventually([&] { return ServerTimeMs(clock) > set_by + 1; }));
     }
     RawConnection c(port);
     ASSERT_EQ(c.Command("GET", "e"), "$-1\r\n");  // expired on access

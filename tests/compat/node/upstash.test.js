@@ -19,7 +19,7 @@ const { setTimeout: delay } = require('node:timers/promises');
 const ts = require('typescript');
 const { Redis, errors } = require('@upstash/redis');
 const { Lock } = require('@upstash/lock');
-const { ServerProcess, freePort } = require('./support/server_process');
+const { ServerProcess, freePort, waitUntil } = require('./support/server_process');
 const { requirePinnedVersions } = require('./support/pinned');
 
 const EXAMPLE_DIR = path.join(__dirname, '..', '..', '..', 'examples', 'upstash-payment-lock');
@@ -131,7 +131,8 @@ describe('@upstash/redis and @upstash/lock against latchd REST', () => {
       const b = new Lock({ id: 'lock:lease', lease: 1500, redis, retry: { attempts: 1, delay: 0 } });
       assert.equal(await a.acquire(), true);
       assert.equal(await b.acquire(), false);
-      await delay(1700);
+      assert.ok(await waitUntil(async () => (await redis.exists('lock:lease')) === 0),
+        'the lease never ran out');
       assert.equal(await b.acquire(), true);
       assert.equal(await a.getStatus(), 'FREE');
       assert.equal(await b.release(), true);

@@ -2,7 +2,8 @@
 
 The Lock takes with SET NX PX and releases, extends and reacquires with three Lua scripts run
 by EVALSHA (SCRIPT LOAD after a NOSCRIPT reply). TTL behaviour cannot use a manual clock here,
-so those tests sleep a few hundred milliseconds past short TTLs; every wait is bounded.
+so those tests wait (bounded) until the server has let a short TTL run out, never for a
+guessed time.
 """
 
 import threading
@@ -16,6 +17,16 @@ from pinned import require_pinned_redis_py
 from server_process import ServerProcess
 
 _server = None
+
+
+def wait_until(condition, timeout=5.0):
+    """Polls `condition` every 5 ms until it holds or `timeout` seconds pass; its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return condition()
 
 
 def setUpModule():
@@ -40,6 +51,10 @@ class LockTest(unittest.TestCase):
 
     def new_lock(self, **options):
         return self.client.lock(self.key, **options)
+
+    def wait_until_expired(self):
+        """Until the server has let the key go (its clock is real)."""
+        self.assertTrue(wait_until(lambda: self.client.exists(self.key) == 0), "never expired")
 
     def test_acquire_stores_token_with_ttl_and_excludes_others(self):
         lock = self.new_lock(timeout=10)
@@ -115,7 +130,7 @@ class LockTest(unittest.TestCase):
     def test_release_after_expiry_raises_lock_not_owned(self):
         lock = self.new_lock(timeout=0.2)
         self.assertTrue(lock.acquire(blocking=False))
-        time.sleep(0.4)
+        self.wait_until_expired()
         self.assertIsNone(self.client.get(self.key))
         with self.assertRaisesRegex(LockNotOwnedError,
                                     "Cannot release a lock that's no longer owned"):
@@ -124,7 +139,7 @@ class LockTest(unittest.TestCase):
     def test_release_after_expiry_leaves_the_new_holder_alone(self):
         first = self.new_lock(timeout=0.2)
         self.assertTrue(first.acquire(blocking=False))
-        time.sleep(0.4)
+        self.wait_until_expired()
         second = self.new_lock(timeout=10)
         self.assertTrue(second.acquire(blocking=False))
         with self.assertRaises(LockNotOwnedError):
@@ -151,14 +166,17 @@ class LockTest(unittest.TestCase):
         lock = self.new_lock(timeout=1)
         self.assertTrue(lock.acquire(blocking=False))
         self.assertTrue(lock.extend(10))
-        time.sleep(1.3)
+        # Past the first TTL (1 s) on the server's clock: 1.2 s off what was left (or gone).
+        left = self.client.pttl(self.key)
+        self.assertTrue(wait_until(lambda: self.client.pttl(self.key) in (-2,) or
+                                   self.client.pttl(self.key) <= left - 1200, timeout=10))
         self.assertTrue(lock.owned())
         lock.release()
 
     def test_extend_after_expiry_raises_lock_not_owned(self):
         lock = self.new_lock(timeout=0.2)
         self.assertTrue(lock.acquire(blocking=False))
-        time.sleep(0.4)
+        self.wait_until_expired()
         with self.assertRaisesRegex(LockNotOwnedError,
                                     "Cannot extend a lock that's no longer owned"):
             lock.extend(10)
@@ -183,7 +201,7 @@ class LockTest(unittest.TestCase):
     def test_reacquire_after_expiry_raises_lock_not_owned(self):
         lock = self.new_lock(timeout=0.2)
         self.assertTrue(lock.acquire(blocking=False))
-        time.sleep(0.4)
+        self.wait_until_expired()
         with self.assertRaisesRegex(LockNotOwnedError,
                                     "Cannot reacquire a lock that's no longer owned"):
             lock.reacquire()
@@ -300,7 +318,8 @@ class DatabaseLockTest(unittest.TestCase):
         got = []
 
         def waiter():
-            other = redis.Redis(host="127.0.0.1", port=_server.port, db=5, socket_timeout=10)
+            other = redis.Redis(host="127.0.0.1", port=_server.port, db=5, socket_timeout=10,
+                                client_name="waiter")
             lock = other.lock(self.key, timeout=10, sleep=0.01)
             got.append(lock.acquire(blocking=True, blocking_timeout=10))
             lock.release()
@@ -308,7 +327,9 @@ class DatabaseLockTest(unittest.TestCase):
 
         thread = threading.Thread(target=waiter)
         thread.start()
-        time.sleep(0.1)
+        # Released once the waiter has tried and found the lock taken.
+        self.assertTrue(wait_until(lambda: any(
+            c.get("name") == "waiter" and c.get("cmd") == "set" for c in self.in0.client_list())))
         holder.release()
         thread.join(timeout=20)
         self.assertFalse(thread.is_alive())

@@ -78,6 +78,17 @@ function answersPing(port) {
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Polls the (async) condition every 5 ms until it holds or timeoutMs pass; resolves to its
+// last value. Tests wait for what they need this way, never for a guessed time.
+async function waitUntil(condition, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await delay(5);
+  }
+  return Boolean(await condition());
+}
+
 class ServerProcess {
   // extraArgs: more directives for both servers, e.g. ['--requirepass', 'secret'].
   constructor({ kind = serverKind(), extraArgs = [] } = {}) {
@@ -179,4 +190,4 @@ class ServerProcess {
   }
 }
 
-module.exports = { ServerProcess, freePort, serverKind };
+module.exports = { ServerProcess, freePort, serverKind, waitUntil };
