@@ -1,6 +1,7 @@
 // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP (Redis 7.0).
 // The work is done by scripting::ScriptEngine; this file only declares the commands.
 #include "commands/command_table.h"
+#include "commands/transaction_commands.h"
 #include "scripting/script_engine.h"
 
 namespace latch {
@@ -54,6 +55,8 @@ CommandSpec Sub(std::string name, int arity, std::uint32_t flags, CommandHandler
 }
 
 }  // namespace
+
+void ExecOnScriptThread(CommandContext& ctx) { EngineFor(ctx.server).Exec(ctx); }
 
 void RegisterScriptingCommands(CommandTable& t) {
   t.Add(Eval("eval", 0, EvalCommand, "Executes a server-side Lua script.", "2.6.0"));

@@ -1,10 +1,15 @@
 #include "rest/command_runner.h"
 
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/context.h"
+#include "commands/errors.h"
+#include "commands/transaction_commands.h"
+#include "scripting/script_engine.h"
 #include "server_state.h"
 
 namespace latch::rest {
@@ -24,6 +29,9 @@ class Runner {
   Reply Run(const Args& args) {
     if (args.empty()) return Reply::Error("ERR empty command");
     if (auto refused = RefusedOverRest(args[0])) return Reply::Error(*refused);
+    if (options_.scripts_refused && RunsLuaScript(args[0])) {
+      return Reply::Error(std::string(errors::kBusyScript));
+    }
     return Dispatch(args);
   }
 
@@ -125,6 +133,10 @@ RunResult RunTransaction(const RunOptions& options, const std::vector<Args>& com
         args.empty() ? std::optional<std::string>("ERR empty command") : RefusedOverRest(args[0]);
     if (refused) return {400, JsonError(*refused)};
   }
+  if (options.scripts_refused) {  // as an EXEC sent while a script is busy
+    return {400, JsonError("EXECABORT Transaction discarded because of: " +
+                           std::string(errors::kBusyScript))};
+  }
   Runner runner(options);
   runner.Dispatch({"MULTI"});
   for (const Args& args : commands) runner.Dispatch(args);  // QUEUED, or an error EXEC reports
@@ -141,6 +153,52 @@ RunResult RunTransaction(const RunOptions& options, const std::vector<Args>& com
   }
   result.body.push_back(']');
   return result;
+}
+
+namespace {
+
+RunResult RunForm(const RunOptions& options, RequestForm form, const std::vector<Args>& commands) {
+  switch (form) {
+    case RequestForm::kCommand:
+      return RunCommand(options, commands.front());
+    case RequestForm::kPipeline:
+      return RunPipeline(options, commands);
+    case RequestForm::kTransaction:
+      return RunTransaction(options, commands);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<RunResult> RunRequest(const RunOptions& options, RequestForm form,
+                                    std::vector<Args> commands, std::function<void(Finish)> later) {
+  const bool lua = std::any_of(commands.begin(), commands.end(), [](const Args& args) {
+    return !args.empty() && RunsLuaScript(args[0]);
+  });
+  if (!lua) return RunForm(options, form, commands);
+  struct Request {
+    RunOptions options;
+    RequestForm form;
+    std::vector<Args> commands;
+    std::function<void(Finish)> later;
+  };
+  auto r = std::make_shared<Request>(Request{options, form, std::move(commands), std::move(later)});
+  // On the script thread the scripts run inline (no connection to park), as EXEC's do.
+  auto run = [r] {
+    auto result = std::make_shared<RunResult>(RunForm(r->options, r->form, r->commands));
+    r->later([result] { return std::move(*result); });
+  };
+  // Refused behind a busy script: possibly called inside that script's hook, so nothing runs
+  // here; the request runs on its worker, its scripts answered BUSY.
+  auto refuse = [r] {
+    r->later([r] {
+      r->options.scripts_refused = true;
+      return RunForm(r->options, r->form, r->commands);
+    });
+  };
+  scripting::EngineFor(options.state).RunOnScriptThread(std::move(run), std::move(refuse));
+  return std::nullopt;
 }
 
 }  // namespace latch::rest

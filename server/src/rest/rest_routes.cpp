@@ -39,14 +39,28 @@ RouteResult Error(int status, std::string_view message) { return {status, JsonEr
 
 RouteResult FromRun(RunResult run) { return {run.status, std::move(run.body), {}}; }
 
-RouteResult RunList(const RunOptions& options, std::string_view body, bool transaction) {
+// The request's answer, or nullopt when it comes through `later` (RunRequest).
+std::optional<RouteResult> Run(const RunOptions& options, RequestForm form,
+                               std::vector<Args> commands, const RouteLater& later) {
+  std::optional<RunResult> run =
+      RunRequest(options, form, std::move(commands), [later](Finish finish) {
+        later([finish = std::move(finish)] { return FromRun(finish()); });
+      });
+  if (!run) return std::nullopt;
+  return FromRun(std::move(*run));
+}
+
+std::optional<RouteResult> RunList(const RunOptions& options, std::string_view body,
+                                   bool transaction, const RouteLater& later) {
   std::vector<Args> commands;
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = ParseJsonCommandList(body, max_bulk, &commands)) return Error(400, *e);
-  return FromRun(transaction ? RunTransaction(options, commands) : RunPipeline(options, commands));
+  return Run(options, transaction ? RequestForm::kTransaction : RequestForm::kPipeline,
+             std::move(commands), later);
 }
 
-RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
+std::optional<RouteResult> RunBodyCommand(const RunOptions& options, std::string_view body,
+                                          const RouteLater& later) {
   if (body.empty()) {
     return Error(400,
                  "ERR empty command: POST a JSON array such as [\"PING\"] to /, or use "
@@ -55,10 +69,11 @@ RouteResult RunBodyCommand(const RunOptions& options, std::string_view body) {
   Args args;
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = ParseJsonCommand(body, max_bulk, &args)) return Error(400, *e);
-  return FromRun(RunCommand(options, args));
+  return Run(options, RequestForm::kCommand, {std::move(args)}, later);
 }
 
-RouteResult RunPathCommand(const RunOptions& options, const Target& target, std::string_view body) {
+std::optional<RouteResult> RunPathCommand(const RunOptions& options, const Target& target,
+                                          std::string_view body, const RouteLater& later) {
   Args args;
   const std::int64_t max_bulk = options.state.proto_max_bulk_len.load(std::memory_order_relaxed);
   if (ArgsError e = PathArgs(target.path, max_bulk, &args)) return Error(400, *e);
@@ -69,13 +84,13 @@ RouteResult RunPathCommand(const RunOptions& options, const Target& target, std:
     args.emplace_back(body);
   }
   if (ArgsError e = QueryArgs(target.query, max_bulk, &args)) return Error(400, *e);
-  return FromRun(RunCommand(options, args));
+  return Run(options, RequestForm::kCommand, {std::move(args)}, later);
 }
 
 }  // namespace
 
-RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
-                  const RequestView& request) {
+std::optional<RouteResult> Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
+                                 const RequestView& request, const RouteLater& later) {
   const std::string_view m = request.method;
   if (m != "GET" && m != "HEAD" && m != "POST" && m != "PUT") {
     RouteResult r = Error(405, "ERR HTTP method not allowed: use GET, HEAD, POST or PUT");
@@ -88,10 +103,12 @@ RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
       state, info,
       EqualsNoCase(request.encoding, "base64") ? Encoding::kBase64 : Encoding::kPlain};
   const Target target = SplitTarget(request.target);
-  if (target.path == "/pipeline") return RunList(options, request.body, false);
-  if (target.path == "/multi-exec") return RunList(options, request.body, true);
-  if (target.path == "/" || target.path.empty()) return RunBodyCommand(options, request.body);
-  return RunPathCommand(options, target, request.body);
+  if (target.path == "/pipeline") return RunList(options, request.body, false, later);
+  if (target.path == "/multi-exec") return RunList(options, request.body, true, later);
+  if (target.path == "/" || target.path.empty()) {
+    return RunBodyCommand(options, request.body, later);
+  }
+  return RunPathCommand(options, target, request.body, later);
 }
 
 bool Authorized(ServerState& state, std::string_view authorization, std::string_view target) {

@@ -2,7 +2,9 @@
 // What the REST endpoint answers to a complete request, apart from the HTTP mechanics
 // (rest_session.cpp): the token check, the choice between the request forms, and Upstash's
 // status codes and bodies for everything that goes wrong. No Beast here. Worker thread only.
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,8 +37,13 @@ struct RouteResult {
 //   POST /pipeline        JSON command list    -> [{"result"}|{"error"}, ...] 200
 //   POST /multi-exec      JSON command list    -> the same, atomically
 // 401 before anything runs when the request is not authorized; 405 for other methods.
-RouteResult Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
-                  const RequestView& request);
+// A request holding a Lua script runs on the script thread (command_runner.h's RunRequest):
+// Route then returns nullopt and calls `later` once, from any thread, with what the caller
+// runs on its worker for the answer.
+using RouteFinish = std::function<RouteResult()>;
+using RouteLater = std::function<void(RouteFinish)>;
+std::optional<RouteResult> Route(ServerState& state, const std::shared_ptr<ClientInfo>& info,
+                                 const RequestView& request, const RouteLater& later);
 
 // The token rules: rest-token when set ("Authorization: Bearer <token>" or ?_token=<token>);
 // otherwise requirepass, when set, is the token; otherwise every request is authorized.

@@ -171,13 +171,36 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
     view.encoding = Sv(req["Upstash-Encoding"]);
     view.telemetry_sdk = Sv(req["Upstash-Telemetry-Sdk"]);
     view.authorized = authorized_;
-    const std::uint64_t journaled_before = journal::ThisThreadLastSeq();
-    RouteResult result = Route(state_, info_, view);
     const bool close = !req.keep_alive();
-    // As a RESP reply: under appendfsync always the answer waits for its records' fdatasync
-    // (everysec and no: for their write(), done inside HoldUntilDurable).
+    const std::uint64_t journaled_before = journal::ThisThreadLastSeq();
+    std::optional<RouteResult> result = Route(state_, info_, view, AnswerLater(close));
+    if (!result) return;  // the request runs on the script thread
     const std::uint64_t journaled = journal::ThisThreadLastSeq();
-    if (journaled != journaled_before) {
+    Answer(std::move(*result), journaled != journaled_before ? journaled : 0, close);
+  }
+
+  // Where the answer of a request run on the script thread comes back: this worker, which
+  // runs `finish` for it. The session is kept alive until then by one reference, moved along
+  // (so that the last reference is always let go on this worker, never on the script thread).
+  RouteLater AnswerLater(bool close) {
+    auto keep = std::make_shared<std::shared_ptr<RestSession>>(shared_from_this());
+    return [keep, close](RouteFinish finish) {
+      std::shared_ptr<RestSession> self = std::move(*keep);
+      asio::io_context& context = self->context_;
+      asio::post(context, [self = std::move(self), close, finish = std::move(finish)] {
+        if (self->closed_) return;
+        RouteResult result = finish();
+        // Records appended by the script thread for this request are all in by now.
+        self->Answer(std::move(result), journal::AppendedSeq(self->state_), close);
+      });
+    };
+  }
+
+  // As a RESP reply: under appendfsync always the answer waits for its records' fdatasync
+  // (everysec and no: for their write(), done inside HoldUntilDurable). `journaled`: the last
+  // record the answer depends on, 0 for none.
+  void Answer(RouteResult result, std::uint64_t journaled, bool close) {
+    if (journaled != 0) {
       auto pending = std::make_shared<RouteResult>(std::move(result));
       if (journal::HoldUntilDurable(state_, journaled, context_,
                                     [self = shared_from_this(), pending, close] {
