@@ -1,7 +1,7 @@
 // MULTI, EXEC, DISCARD, WATCH, UNWATCH with Redis 7.0 semantics. Queuing itself happens in
-// CommandTable::Dispatch (every command but these is queued while in MULTI); EXEC runs the
-// queue holding every shard, so the transaction is atomic whatever the threads. A queue with
-// a Lua script runs on the script thread (ExecOnScriptThread).
+// CommandTable::Dispatch (every command but MULTI, EXEC, DISCARD and WATCH is queued while in
+// MULTI); EXEC runs the queue holding every shard, so the transaction is atomic whatever the
+// threads. A queue with a Lua script runs on the script thread (ExecOnScriptThread).
 #include "commands/transaction_commands.h"
 
 #include <string>
@@ -179,8 +179,9 @@ void RegisterTransactionCommands(CommandTable& t) {
          .last_key = -1, .key_step = 1, .handler = WatchCommand, .group = "transactions",
          .summary = "Monitors changes to keys to determine the execution of a transaction.",
          .since = "2.2.0"});
-  t.Add({.name = "unwatch", .arity = 1, .flags = f | kCmdAllowBusy, .handler = UnwatchCommand,
-         .group = "transactions",
+  // Queued inside MULTI, as in Redis: at EXEC it is a no-op, the WATCHes already checked.
+  t.Add({.name = "unwatch", .arity = 1, .flags = (f & ~kCmdTxControl) | kCmdAllowBusy,
+         .handler = UnwatchCommand, .group = "transactions",
          .summary = "Forgets about watched keys of a transaction.", .since = "2.2.0"});
 }
 
