@@ -19,15 +19,15 @@
 namespace latch::test {
 namespace {
 
-constexpr char kBusy[] =
+constexpr char kBusyError[] =
     "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
     "NOSAVE.\r\n";
-constexpr char kKilled[] =
+constexpr char kKilledError[] =
     "-ERR Script killed by user with SCRIPT KILL... script: "
     "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1.\r\n";
-constexpr char kLoop[] = "while true do end";
+constexpr char kEndlessScript[] = "while true do end";
 
-Options WithIoThreads(int n) {
+Options RestWithIoThreads(int n) {
   Options o = RestOptions();
   o.io_threads = n;
   return o;
@@ -36,8 +36,8 @@ Options WithIoThreads(int n) {
 // A server, the client that runs the script, and two more clients created before it starts
 // (connections alternate between workers: with two io threads one of them shares the
 // script's client's worker). `others` must all get BUSY, then PONG once it ends.
-struct Fixture {
-  explicit Fixture(int io_threads) : rest(WithIoThreads(io_threads)) {
+struct ExecBusyFixture {
+  explicit ExecBusyFixture(int io_threads) : rest(RestWithIoThreads(io_threads)) {
     for (int i = 0; i < 2; ++i) {
       others.push_back(std::make_unique<RawConnection>(rest.resp_port(), kWait));
     }
@@ -54,7 +54,7 @@ struct Fixture {
     for (int i = 0; i < 2000; ++i) {
       rest.server.clock().advance(10000);
       const std::string reply = others[0]->Command("PING");
-      if (reply == kBusy) return true;
+      if (reply == kBusyError) return true;
       if (reply != "+PONG\r\n") return false;
       if (done.wait_for(std::chrono::milliseconds(1)) == std::future_status::ready) return false;
     }
@@ -63,7 +63,7 @@ struct Fixture {
 
   // Every other client is answered BUSY, and a REST request too.
   void ExpectEveryoneBusy() {
-    for (auto& c : others) EXPECT_EQ(c->Command("GET", "k"), kBusy);
+    for (auto& c : others) EXPECT_EQ(c->Command("GET", "k"), kBusyError);
     const HttpResponse r = rest.Post("/", R"(["GET","k"])");
     EXPECT_EQ(r.status, 400);
     EXPECT_EQ(r.body,
@@ -83,11 +83,12 @@ class ScriptExecBusy : public ::testing::TestWithParam<int> {};
 // *3 +OK, the kill error, +OK; both SETs applied. The request pipelined behind EXEC is
 // answered after it.
 TEST_P(ScriptExecBusy, ExecThenScriptKill) {
-  Fixture f(GetParam());
-  ASSERT_TRUE(f.runner.Send(
-      RawConnection::Encode({"MULTI"}) + RawConnection::Encode({"SET", "a", "1"}) +
-      RawConnection::Encode({"EVAL", kLoop, "0"}) + RawConnection::Encode({"SET", "b", "2"}) +
-      RawConnection::Encode({"EXEC"}) + RawConnection::Encode({"GET", "b"})));
+  ExecBusyFixture f(GetParam());
+  ASSERT_TRUE(f.runner.Send(RawConnection::Encode({"MULTI"}) +
+                            RawConnection::Encode({"SET", "a", "1"}) +
+                            RawConnection::Encode({"EVAL", kEndlessScript, "0"}) +
+                            RawConnection::Encode({"SET", "b", "2"}) +
+                            RawConnection::Encode({"EXEC"}) + RawConnection::Encode({"GET", "b"})));
   EXPECT_EQ(f.runner.ReadReply(), "+OK\r\n");
   for (int i = 0; i < 3; ++i) EXPECT_EQ(f.runner.ReadReply(), "+QUEUED\r\n");
   auto exec = std::async(std::launch::async, [&f] { return f.runner.ReadReply(); });
@@ -95,7 +96,7 @@ TEST_P(ScriptExecBusy, ExecThenScriptKill) {
   f.ExpectEveryoneBusy();
   EXPECT_EQ(f.others[1]->Command("SCRIPT", "KILL"), "+OK\r\n");
   ASSERT_EQ(exec.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_EQ(exec.get(), std::string("*3\r\n+OK\r\n") + kKilled + "+OK\r\n");
+  EXPECT_EQ(exec.get(), std::string("*3\r\n+OK\r\n") + kKilledError + "+OK\r\n");
   EXPECT_EQ(f.runner.ReadReply(), "$1\r\n2\r\n");
   EXPECT_EQ(f.others[0]->Command("MGET", "a", "b"), "*2\r\n$1\r\n1\r\n$1\r\n2\r\n");
   f.ExpectEveryoneServed();
@@ -104,7 +105,7 @@ TEST_P(ScriptExecBusy, ExecThenScriptKill) {
 // A script in EXEC that wrote cannot be killed (as Redis); SHUTDOWN NOSAVE, sent by a client
 // of any worker, stops it and the server.
 TEST_P(ScriptExecBusy, ExecScriptThatWroteStopsOnShutdownNosave) {
-  Fixture f(GetParam());
+  ExecBusyFixture f(GetParam());
   ASSERT_TRUE(f.runner.Send(
       RawConnection::Encode({"MULTI"}) +
       RawConnection::Encode({"EVAL", "redis.call('set','w','1') while true do end", "0"}) +
@@ -124,7 +125,7 @@ TEST_P(ScriptExecBusy, ExecScriptThatWroteStopsOnShutdownNosave) {
 // The transaction's session goes to the script thread and back: WATCH is checked there,
 // SELECT in the queue lasts after EXEC, and the client's pipeline goes on in order.
 TEST_P(ScriptExecBusy, ExecWithScriptKeepsTheSession) {
-  Fixture f(GetParam());
+  ExecBusyFixture f(GetParam());
   RawConnection& c = f.runner;
   ASSERT_EQ(c.Command("SET", "k", "0"), "+OK\r\n");
   ASSERT_EQ(c.Command("WATCH", "k"), "+OK\r\n");
@@ -143,7 +144,7 @@ TEST_P(ScriptExecBusy, ExecWithScriptKeepsTheSession) {
 // POST / and /multi-exec with a script that never ends; then a pipeline with one, whose
 // other commands are answered around it.
 TEST_P(ScriptExecBusy, RestScriptThenScriptKill) {
-  Fixture f(GetParam());
+  ExecBusyFixture f(GetParam());
   const std::string killed = R"({"error":"ERR Script killed by user with SCRIPT KILL... script: )"
                              R"(694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1."})";
   struct Case {
@@ -178,8 +179,9 @@ TEST_P(ScriptExecBusy, RestScriptThenScriptKill) {
 // A REST request with a script that arrives while another script is busy: refused as on a
 // busy Redis (BUSY for the script, EXECABORT for a transaction), its other commands run.
 TEST_P(ScriptExecBusy, RestScriptWhileBusyIsRefused) {
-  Fixture f(GetParam());
-  auto exec = std::async(std::launch::async, [&f] { return f.runner.Command("EVAL", kLoop, "0"); });
+  ExecBusyFixture f(GetParam());
+  auto exec = std::async(std::launch::async,
+                         [&f] { return f.runner.Command("EVAL", kEndlessScript, "0"); });
   ASSERT_TRUE(f.WaitUntilBusy(exec));
   HttpResponse r = f.rest.Post("/", R"(["EVAL","return 1","0"])");
   EXPECT_EQ(r.status, 400);
@@ -197,7 +199,7 @@ TEST_P(ScriptExecBusy, RestScriptWhileBusyIsRefused) {
             R"([{"error":"BUSY Redis is busy running a script. You can only call SCRIPT KILL or )"
             R"(SHUTDOWN NOSAVE."},{"result":"OK"}])");
   ASSERT_EQ(exec.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_EQ(exec.get(), kKilled);
+  EXPECT_EQ(exec.get(), kKilledError);
   EXPECT_EQ(f.rest.Post("/", R"(["EVAL","return 1","0"])").body, R"({"result":1})");
 }
 
