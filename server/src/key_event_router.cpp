@@ -66,12 +66,12 @@ void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
   if (e.kind == store::KeyEvent::Kind::kWritten && e.created && e.object->token() != 0) {
     if (auto* t = locks_.stats().timings) t->Granted(shard.index());
   }
-  if (watches_.active()) watches_.Touch(DbOf(shard), e.key);
+  if (watches_.active()) watches_.Touch(DbOf(shard), e.key, e.hash);
   if (store::KeyEvents* j = journal()) j->OnModified(shard, e);
 }
 
 store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent& e) {
-  if (watches_.active()) watches_.Touch(DbOf(shard), e.key);
+  if (watches_.active()) watches_.Touch(DbOf(shard), e.key, e.hash);
   if (e.kind == store::KeyEvent::Kind::kExpired && e.object->token() != 0) {
     locks_.stats().expired_while_held.fetch_add(1, std::memory_order_relaxed);
   }

@@ -2,6 +2,7 @@
 // The work is done by scripting::ScriptEngine; this file only declares the commands.
 #include "commands/command_table.h"
 #include "commands/subcommand.h"
+#include "commands/transaction_commands.h"
 #include "scripting/script_engine.h"
 
 namespace latch {
@@ -55,6 +56,8 @@ CommandSpec Eval(std::string name, std::uint32_t flags, CommandHandler h,
 constexpr SubcommandFamily kScriptSub{.container = "script", .flags = 0, .group = "scripting"};
 
 }  // namespace
+
+void ExecOnScriptThread(CommandContext& ctx) { EngineFor(ctx.server).Exec(ctx); }
 
 void RegisterScriptingCommands(CommandTable& t) {
   t.Add(Eval("eval", 0, EvalCommand, "Executes a server-side Lua script.", "2.6.0"));

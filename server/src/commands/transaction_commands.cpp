@@ -1,11 +1,13 @@
 // MULTI, EXEC, DISCARD, WATCH, UNWATCH with Redis 7.0 semantics. Queuing itself happens in
-// CommandTable::Dispatch (every command but these is queued while in MULTI); EXEC runs the
-// queue holding every shard, so the transaction is atomic whatever the threads.
+// CommandTable::Dispatch (every command but MULTI, EXEC, DISCARD and WATCH is queued while in
+// MULTI); EXEC runs the queue holding every shard, so the transaction is atomic whatever the
+// threads. A queue with a Lua script runs on the script thread (ExecOnScriptThread).
 #include "commands/transaction_commands.h"
 
 #include <string>
 #include <vector>
 
+#include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
@@ -34,6 +36,42 @@ void AbortExec(CommandContext& ctx, std::string_view error) {
   std::string msg = "EXECABORT Transaction discarded because of: ";
   msg.append(error);
   ctx.out.Error(msg);
+}
+
+void RunTransaction(CommandContext& ctx) {
+  Session& s = ctx.session;
+  ShardSet all;
+  // A script went busy while we waited: as an EXEC arriving during the script on Redis,
+  // refused before it runs.
+  if (!all.LockEveryDb(ctx.server.dbs, GiveUpFlag(ctx))) {
+    return AbortExec(ctx, errors::kBusyScript);
+  }
+  bool dirty = s.watcher && s.watcher->dirty.load();
+  // A watched key that was live at WATCH and has expired since counts as modified.
+  for (std::size_t i = 0; !dirty && i < s.watched_keys.size(); ++i) {
+    if (!s.watched_existed[i]) continue;
+    KeyRef k = Resolve(ctx.server.dbs.at(s.watched_dbs[i]), s.watched_keys[i]);
+    dirty = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms) == nullptr;
+  }
+  auto queued = std::move(s.queued);
+  ResetMulti(s);
+  ClearWatches(s, ctx.server.watches);
+  if (dirty) return ctx.out.NullArray();
+  ctx.out.ArrayHeader(queued.size());
+  std::vector<std::string_view> argv;
+  for (const auto& cmd : queued) {
+    argv.assign(cmd.begin(), cmd.end());
+    CommandContext sub{argv, ctx.out, s, ctx.server, ctx.now, nullptr, CommandOrigin::kExec};
+    ctx.server.commands->Dispatch(sub);
+    if (s.close_after_reply) break;
+  }
+}
+
+bool RunsLuaScript(std::string_view command) {
+  for (std::string_view name : {"eval", "evalsha", "eval_ro", "evalsha_ro"}) {
+    if (EqualsNoCase(command, name)) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -92,6 +130,15 @@ void UnwatchCommand(CommandContext& ctx) {
   ctx.out.Ok();
 }
 
+// A Lua script in the queue: the transaction runs on the script thread (ExecOnScriptThread)
+// when the client can park, so that its worker answers everyone meanwhile (BUSY, SCRIPT KILL).
+bool QueueRunsLua(const Session& s) {
+  for (const auto& cmd : s.queued) {
+    if (!cmd.empty() && RunsLuaScript(cmd[0])) return true;
+  }
+  return false;
+}
+
 void ExecCommand(CommandContext& ctx) {
   Session& s = ctx.session;
   if (!s.in_multi) return ctx.out.Error("ERR EXEC without MULTI");
@@ -109,31 +156,10 @@ void ExecCommand(CommandContext& ctx) {
     ClearWatches(s, ctx.server.watches);
     return ctx.out.Error("EXECABORT Transaction discarded because of previous errors.");
   }
-  ShardSet all;
-  // A script went busy while we waited: as an EXEC arriving during the script on Redis,
-  // refused before it runs.
-  if (!all.LockEveryDb(ctx.server.dbs, GiveUpFlag(ctx))) {
-    return AbortExec(ctx, errors::kBusyScript);
+  if (ctx.origin == CommandOrigin::kClient && ctx.host != nullptr && QueueRunsLua(s)) {
+    return ExecOnScriptThread(ctx);
   }
-  bool dirty = s.watcher && s.watcher->dirty.load();
-  // A watched key that was live at WATCH and has expired since counts as modified.
-  for (std::size_t i = 0; !dirty && i < s.watched_keys.size(); ++i) {
-    if (!s.watched_existed[i]) continue;
-    KeyRef k = Resolve(ctx.server.dbs.at(s.watched_dbs[i]), s.watched_keys[i]);
-    dirty = k.shard->Peek(k.key, k.hash, ctx.now.mono_ms) == nullptr;
-  }
-  auto queued = std::move(s.queued);
-  ResetMulti(s);
-  ClearWatches(s, ctx.server.watches);
-  if (dirty) return ctx.out.NullArray();
-  ctx.out.ArrayHeader(queued.size());
-  std::vector<std::string_view> argv;
-  for (const auto& cmd : queued) {
-    argv.assign(cmd.begin(), cmd.end());
-    CommandContext sub{argv, ctx.out, s, ctx.server, ctx.now, nullptr, CommandOrigin::kExec};
-    ctx.server.commands->Dispatch(sub);
-    if (s.close_after_reply) break;
-  }
+  RunTransaction(ctx);
 }
 
 }  // namespace
@@ -153,8 +179,9 @@ void RegisterTransactionCommands(CommandTable& t) {
          .last_key = -1, .key_step = 1, .handler = WatchCommand, .group = "transactions",
          .summary = "Monitors changes to keys to determine the execution of a transaction.",
          .since = "2.2.0"});
-  t.Add({.name = "unwatch", .arity = 1, .flags = f | kCmdAllowBusy, .handler = UnwatchCommand,
-         .group = "transactions",
+  // Queued inside MULTI, as in Redis: at EXEC it is a no-op, the WATCHes already checked.
+  t.Add({.name = "unwatch", .arity = 1, .flags = (f & ~kCmdTxControl) | kCmdAllowBusy,
+         .handler = UnwatchCommand, .group = "transactions",
          .summary = "Forgets about watched keys of a transaction.", .since = "2.2.0"});
 }
 

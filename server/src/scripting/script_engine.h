@@ -13,10 +13,12 @@
 //   SCRIPT KILL, SHUTDOWN NOSAVE), as by Redis's one thread between hook calls. The script
 //   runs with a copy of the caller's session (db, ACL user, protocol); a client that
 //   disconnects meanwhile has its reply dropped, the script runs to its end.
-// - Run inline on the calling thread instead: a script queued by EXEC (its worker already
-//   holds every shard; the worker is busy for the script's whole run, and the acceptor
-//   sends new clients to another worker meanwhile), and callers that cannot park (null
-//   host: tests, the REST API).
+// - An EXEC whose queue holds a Lua script runs whole on the script thread the same way
+//   (Exec, script_exec.cpp): the connection parks and its session travels with the
+//   transaction; the queued scripts then run inline there. A REST request holding a script
+//   runs whole on the script thread too (RunOnScriptThread, rest/command_runner.h). So Lua
+//   never runs on an io thread. Inline on the calling thread: callers that cannot park
+//   (null host: the script thread's own EXEC and REST runs, the test kit).
 // - SCRIPT LOAD/FLUSH take lua_mu_ alone. lua_mu_ is always the innermost lock, and scripts
 //   cannot call SCRIPT or EVAL, so there is no deadlock.
 // - A recognised library script runs natively, inline on the io thread (no hop: the lock
@@ -29,6 +31,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "commands/context.h"
 #include "scripting/lua_engine.h"
@@ -49,6 +52,15 @@ class ScriptEngine {
   void ScriptExists(CommandContext& ctx);
   void ScriptFlush(CommandContext& ctx);
   void ScriptKill(CommandContext& ctx);
+  // EXEC of a queue holding a Lua script, by a client that can park (ctx.host), its checks
+  // done: parks the client and runs the transaction on the script thread (RunTransaction).
+  // Answered EXECABORT ... BUSY instead when a script is busy before it starts.
+  void Exec(CommandContext& ctx);
+  // Any thread: queues `run` on the script thread, or calls `refuse` (at once, or later from
+  // the thread that saw a script go busy while `run` waited) as the script thread refuses
+  // work behind a busy script. `refuse` must not run commands (it may be called inside the
+  // busy script's hook): it hands the refusal to the caller's own thread.
+  void RunOnScriptThread(ScriptThread::Task run, ScriptThread::Task refuse);
   // SHUTDOWN NOSAVE and SIGTERM: stops a running script even if it has written, and every
   // script started from now on at its first hook (so a shutdown cannot be outrun by a
   // script that starts just after it).
@@ -77,6 +89,9 @@ class ScriptEngine {
   void RunOffThread(CommandContext& ctx, const CachedScript& script, std::size_t numkeys,
                     bool read_only);
   void RunJob(Job& job);
+  struct ExecJob;
+  void RunExecJob(const std::shared_ptr<ExecJob>& job);
+  void SendExecReply(const std::shared_ptr<ExecJob>& job, std::string reply);
   void RunLua(CommandContext& ctx, const CachedScript& script,
               std::span<const std::string_view> keys, std::span<const std::string_view> argv,
               bool read_only);

@@ -7,11 +7,9 @@ namespace latch::scripting {
 bool ScriptThread::Post(Task run, Task refuse) {
   std::lock_guard lock(mu_);
   if (busy_.load(std::memory_order_relaxed)) return false;
-  if (!thread_.joinable()) {
-    stop_ = false;
-    thread_ = std::thread([this] { Loop(); });
-  }
   queue_.push_back(Entry{std::move(run), std::move(refuse)});
+  // During a Stop() the old thread may still run its last task: the new one starts after.
+  if (!thread_.joinable() && !stopping_) StartLocked();
   cv_.notify_one();
   return true;
 }
@@ -25,27 +23,39 @@ void ScriptThread::RefuseQueued() {
   for (Entry& e : refused) e.refuse();
 }
 
+// The thread is taken out under the mutex and joined outside it, and the generation ends
+// exactly that thread: a Post() meanwhile never reads or replaces a thread being joined (a
+// Post() between the join and the reset used to start a thread the reset then assigned over:
+// std::terminate), and its task is never left in a queue no thread serves (one queued just
+// before the join used to be dropped after the old thread quit: its client never answered).
 void ScriptThread::Stop() {
-  {
-    std::lock_guard lock(mu_);
-    if (!thread_.joinable()) return;
-    stop_ = true;
-  }
-  cv_.notify_one();
-  thread_.join();
+  std::lock_guard serial(stop_mu_);
+  std::thread old;
   std::deque<Entry> dropped;
   {
     std::lock_guard lock(mu_);
+    if (!thread_.joinable()) return;
+    old = std::move(thread_);
+    ++generation_;
+    stopping_ = true;
     dropped.swap(queue_);
-    thread_ = std::thread();
   }
+  cv_.notify_all();
+  old.join();
+  std::lock_guard lock(mu_);
+  stopping_ = false;
+  if (!queue_.empty()) StartLocked();  // posted while the old thread ended
 }
 
-void ScriptThread::Loop() {
+void ScriptThread::StartLocked() {
+  thread_ = std::thread([this, generation = generation_] { Loop(generation); });
+}
+
+void ScriptThread::Loop(std::uint64_t generation) {
   std::unique_lock lock(mu_);
   for (;;) {
-    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (stop_) return;
+    cv_.wait(lock, [&] { return generation_ != generation || !queue_.empty(); });
+    if (generation_ != generation) return;
     Entry e = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
