@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "latch/protocol/case_fold.h"
+
 namespace latch::journal {
 namespace {
 
@@ -44,12 +46,6 @@ std::string AofPaths::IncrName(std::int64_t seq) const {
 
 namespace {
 constexpr std::size_t kManifestMaxLine = 1024;  // Redis's MANIFEST_MAX_LINE
-
-bool EqualsNoCase(const std::string& a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == y;
-         });
-}
 
 // One manifest line ("file <name> seq <n> type <t>", keys in any order and case, more pairs
 // allowed), checked as Redis 7.0's aofLoadManifestFromFile does; throws its error text.

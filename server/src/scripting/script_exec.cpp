@@ -14,7 +14,7 @@
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
 #include "metrics/command_stats.h"
-#include "pubsub/client_subscriptions.h"
+#include "commands/client_subscriptions.h"
 #include "scripting/script_engine.h"
 
 namespace latch::scripting {
