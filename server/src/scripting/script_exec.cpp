@@ -10,11 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "commands/client_subscriptions.h"
+#include "commands/command_record.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
 #include "metrics/command_stats.h"
-#include "commands/client_subscriptions.h"
 #include "scripting/script_engine.h"
 
 namespace latch::scripting {
