@@ -1,13 +1,17 @@
 #include "rest/command_runner.h"
 
+#include <algorithm>
 #include <limits>
 #include <mutex>
+#include <utility>
 
 #include "acl/registry.h"
 #include "acl/user.h"
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/context.h"
+#include "commands/errors.h"
+#include "commands/transaction_commands.h"
 #include "server_state.h"
 
 namespace latch::rest {
@@ -49,6 +53,11 @@ class CommandJob::Runner {
     options_.state.commands->Dispatch(ctx);
   }
 
+  void Refuse(std::string_view error) {
+    out_.clear();
+    writer_.Error(error);
+  }
+
   std::size_t reply_bytes() const { return out_.size(); }
   // The dispatcher found the session's user deleted (acl/permission.h): no reply was written.
   bool user_deleted() const {
@@ -74,11 +83,6 @@ class CommandJob::Runner {
   }
 
  private:
-  void Refuse(std::string_view error) {
-    out_.clear();
-    writer_.Error(error);
-  }
-
   const RunOptions options_;  // a copy: the job outlives the route that made it
   Session session_;
   std::string out_;
@@ -117,7 +121,12 @@ CommandJob::~CommandJob() = default;
 
 CommandJob::Step CommandJob::Next(std::string* out, std::size_t budget) {
   if (form_ == Form::kTransaction) return NextTransaction(out, budget);
-  runner_->Run(commands_[next_]);
+  const Args& args = commands_[next_];
+  if (std::exchange(refuse_script_, false) && !args.empty() && RunsLuaScript(args[0])) {
+    runner_->Refuse(errors::kBusyScript);
+  } else {
+    runner_->Run(args);
+  }
   if (runner_->user_deleted()) return Step::kClosed;
   if (runner_->reply_bytes() >= budget) return Step::kOverLimit;
   const Reply reply = runner_->Take();
@@ -146,6 +155,11 @@ CommandJob::Step CommandJob::NextTransaction(std::string* out, std::size_t budge
           args.empty() ? std::optional<std::string>("ERR empty command") : RefusedOverRest(args[0]);
       if (refused) return fail(*refused);
     }
+    // As an EXEC behind a busy script (AbortExec): discarded before anything is queued.
+    if (std::exchange(refuse_script_, false)) {
+      return fail("EXECABORT Transaction discarded because of: " +
+                  std::string(errors::kBusyScript));
+    }
     // MULTI refused (NOPERM): nothing may run, since the commands would not be queued.
     runner_->Dispatch({"MULTI"});
     if (runner_->user_deleted()) return Step::kClosed;
@@ -173,6 +187,13 @@ CommandJob::Step CommandJob::NextTransaction(std::string* out, std::size_t budge
   if (++next_ < results.size()) return Step::kMore;
   out->push_back(']');
   return Step::kDone;
+}
+
+bool CommandJob::NextRunsScript() const {
+  if (refuse_script_) return false;  // answered BUSY where the caller is
+  const auto lua = [](const Args& args) { return !args.empty() && RunsLuaScript(args[0]); };
+  if (form_ != Form::kTransaction) return next_ < commands_.size() && lua(commands_[next_]);
+  return exec_ == nullptr && std::any_of(commands_.begin(), commands_.end(), lua);
 }
 
 std::optional<std::string> RefusedOverRest(std::string_view command) {

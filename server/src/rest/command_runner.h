@@ -14,7 +14,7 @@
 // The answer is produced a step at a time (CommandJob::Next), so that the HTTP side writes
 // it while it is produced and runs the next commands only as the client reads: a pipeline
 // of GETs of a large value is never held whole. Call on the worker thread that owns the
-// HTTP connection.
+// HTTP connection, except a step that runs a script (NextRunsScript).
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -73,6 +73,17 @@ class CommandJob {
   // The HTTP status, known once the first Next() returned.
   int status() const { return status_; }
 
+  // True when the next step runs a Lua script: a single or pipelined EVAL/EVALSHA (and _RO)
+  // next, or a transaction holding one that has not run yet. The caller then calls Next()
+  // on the script thread (ScriptEngine::RunOnScriptThread), where the script runs inline,
+  // as a RESP client's EVAL and EXEC do: Lua never runs on an io thread, so a script that
+  // never ends cannot leave that worker's clients (SCRIPT KILL's sender among them)
+  // unanswered. The job is then touched by that thread only, until the step returns.
+  bool NextRunsScript() const;
+  // The script thread refused the next step (a script is busy): the next Next() answers
+  // that script BUSY (a transaction: EXECABORT ... BUSY) without running it, on any thread.
+  void RefuseNextScript() { refuse_script_ = true; }
+
   class Runner;
 
  private:
@@ -84,6 +95,7 @@ class CommandJob {
   std::vector<Args> commands_;
   std::size_t next_ = 0;  // the next command, or (transaction) the next result
   int status_ = 200;
+  bool refuse_script_ = false;
   struct Exec;  // a transaction's EXEC reply, appended one result per step
   std::unique_ptr<Exec> exec_;
 };

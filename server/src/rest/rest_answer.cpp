@@ -2,6 +2,7 @@
 // step at a time and written as it is produced.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
@@ -12,6 +13,7 @@
 #include "journal/journal.h"
 #include "journal/server_hooks.h"
 #include "rest/rest_session.h"
+#include "scripting/script_engine.h"
 #include "server_state.h"
 
 namespace latch::rest {
@@ -62,6 +64,10 @@ void RestSession::Produce() {
     const std::uint64_t hard = state_.obuf_hard.load(std::memory_order_relaxed);
     const std::size_t budget = hard == 0 ? std::numeric_limits<std::size_t>::max()
                                          : hard - std::min(hard, PendingOutput());
+    if (a.job->NextRunsScript()) {
+      RunStepOnScriptThread(budget);
+      break;
+    }
     const std::size_t before = pending_.size();
     const std::uint64_t journaled_before = journal::ThisThreadLastSeq();
     const CommandJob::Step step = a.job->Next(&pending_, budget);
@@ -80,6 +86,60 @@ void RestSession::Produce() {
     if (step == CommandJob::Step::kDone) a.job.reset();
     if (CloseIfOverOutputLimit()) return;
   }
+  PublishBufferSizes();
+  MaybeWrite();
+}
+
+struct RestSession::ScriptStep {
+  std::unique_ptr<CommandJob> job;
+  std::string part;  // what the step appended to the answer
+  CommandJob::Step step = CommandJob::Step::kMore;
+  std::uint64_t journal_seq = 0;  // the step's last journal record, if it wrote
+  bool refused = false;           // not run: a script is busy
+};
+
+void RestSession::RunStepOnScriptThread(std::size_t budget) {
+  auto step = std::make_shared<ScriptStep>();
+  step->job = std::move(answer_->job);
+  script_step_ = true;
+  auto self = shared_from_this();
+  auto run = [self, step, budget] {
+    const std::uint64_t before = journal::ThisThreadLastSeq();
+    step->step = step->job->Next(&step->part, budget);
+    if (journal::ThisThreadLastSeq() != before) step->journal_seq = journal::ThisThreadLastSeq();
+    asio::post(self->context_, [self, step] { self->OnScriptStep(*step); });
+  };
+  // Behind a busy script (possibly called in its hook, on the script thread): nothing runs
+  // here; the worker answers the step BUSY.
+  auto refuse = [self, step] {
+    step->refused = true;
+    asio::post(self->context_, [self, step] { self->OnScriptStep(*step); });
+  };
+  scripting::EngineFor(state_).RunOnScriptThread(std::move(run), std::move(refuse));
+}
+
+void RestSession::OnScriptStep(ScriptStep& s) {
+  script_step_ = false;
+  if (closed_ || !answer_) return;  // the job goes with `s`
+  Answer& a = *answer_;
+  if (s.refused) {
+    s.job->RefuseNextScript();
+    a.job = std::move(s.job);
+    return Produce();
+  }
+  // Under appendfsync always the answer waits for the script's records too.
+  journal_seq_ = std::max(journal_seq_, s.journal_seq);
+  if (s.step == CommandJob::Step::kClosed) return Close();
+  if (s.step == CommandJob::Step::kOverLimit) return CloseForOutputLimit();
+  if (a.head) {
+    a.counted += s.part.size();
+  } else {
+    pending_.append(s.part);
+  }
+  a.status = s.job->status();
+  if (s.step != CommandJob::Step::kDone) a.job = std::move(s.job);
+  if (CloseIfOverOutputLimit()) return;
+  if (a.job != nullptr) return Produce();
   PublishBufferSizes();
   MaybeWrite();
 }
@@ -107,7 +167,7 @@ std::string RestSession::ResponseHead(std::size_t content_length) const {
 void RestSession::MaybeWrite() {
   if (closed_ || writing_ || !answer_) return;
   Answer& a = *answer_;
-  const bool complete = a.job == nullptr;
+  const bool complete = a.job == nullptr && !script_step_;
   if (a.final_sent) return Finish();
   // Nothing to write before the next steps (a yield): wait for them.
   if (!complete && pending_.size() < kRunAhead && !a.head_sent) return;

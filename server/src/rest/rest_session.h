@@ -63,6 +63,11 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
   // Runs the job's next steps until the answer is complete, kRunAhead of it is unwritten
   // (resumed as writes complete) or the pass yields to the worker's other clients.
   void Produce();
+  // Runs the job's next step on the script thread (CommandJob::NextRunsScript): the job
+  // travels there and back while the worker serves its other clients.
+  void RunStepOnScriptThread(std::size_t budget);
+  struct ScriptStep;
+  void OnScriptStep(ScriptStep& step);
   // Writes what is pending (the response head first), unless a write is under way.
   void MaybeWrite();
   void OnWritten(beast::error_code ec, std::size_t n);
@@ -107,6 +112,7 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
   std::string prefix_, suffix_;  // the write's head and chunk framing around sending_
   bool writing_ = false;
   bool produce_posted_ = false;    // a yielded Produce() is queued on the worker
+  bool script_step_ = false;       // the answer's job is away on the script thread
   std::uint64_t journal_seq_ = 0;  // the journal record the unwritten answer depends on
   OutputLimitTracker output_limit_;
 };
