@@ -393,37 +393,7 @@ class ServerImpl {
     ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
   }
 
-  // A client's script runs on the script thread, but one queued by EXEC runs on its worker,
-  // which answers nobody until it ends; Redis's one thread would answer BUSY (and SCRIPT
-  // KILL). A new client goes to the next worker meanwhile, so the redis-cli that comes to
-  // send SCRIPT KILL is served. Clients already on that worker wait (docs/ARCHITECTURE.md).
-  std::size_t AvoidBusyWorker(std::size_t i) const {
-    if (workers_.size() < 2 || !state_.script_busy.load(std::memory_order_relaxed)) return i;
-    const std::size_t busy = state_.script_busy_thread.load(std::memory_order_relaxed);
-    return workers_[i]->thread_hash() == busy ? (i + 1) % workers_.size() : i;
-  }
-  // Moves an accepted socket onto worker `to`'s io_context (false: it was closed).
-  bool Rehome(tcp::socket& socket, std::size_t to) {
-    boost::system::error_code ec;
-    const auto protocol = socket.local_endpoint(ec).protocol();
-    if (ec) return false;
-    const int fd = socket.release(ec);
-    if (ec) return false;
-    tcp::socket moved(workers_[to]->context());
-    moved.assign(protocol, fd, ec);
-    if (ec) {
-      ::close(fd);
-      return false;
-    }
-    socket = std::move(moved);
-    return true;
-  }
-
   void OnAccept(std::size_t i, tcp::socket socket, Endpoint kind) {
-    if (const std::size_t j = AvoidBusyWorker(i); j != i) {
-      if (!Rehome(socket, j)) return;
-      i = j;
-    }
     Worker& w = *workers_[i];
     const bool rest = kind == Endpoint::kRest;
     state_.stats.total_connections.fetch_add(1, std::memory_order_relaxed);
@@ -491,7 +461,6 @@ class ServerImpl {
     }
     boost::system::error_code ec;
     const int fd = socket.release(ec);
-    i = AvoidBusyWorker(i);  // the descriptor is re-homed here anyway
     tcp::socket as_stream(workers_[i]->context());
     if (!ec) as_stream.assign(tcp::v4(), fd, ec);
     if (ec) {

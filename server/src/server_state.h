@@ -165,9 +165,6 @@ struct ServerState {
   std::once_flag scripting_once;
   std::shared_ptr<scripting::ScriptEngine> scripting;
   std::atomic<bool> script_busy{false};
-  // The thread running that script (std::hash of its id): the acceptor gives new clients to
-  // another worker meanwhile, so a redis-cli that comes to send SCRIPT KILL is answered.
-  std::atomic<std::size_t> script_busy_thread{0};
   // The journal, its loader and rewrite (journal/persistence.h); set by the server.
   std::shared_ptr<journal::Persistence> persistence;
   // The errno of the journal's last failed write or fdatasync, 0 when the last one worked:

@@ -27,8 +27,6 @@ class Worker {
 
   boost::asio::io_context& context() { return ctx_; }
   void Start(std::vector<int> shards);
-  // std::hash of the worker thread's id (ServerState::script_busy_thread compares with it).
-  std::size_t thread_hash() const { return std::hash<std::thread::id>{}(thread_.get_id()); }
   // Closes every connection and lets the thread finish. Call from any thread; then Join().
   void Shutdown();
   void Join();

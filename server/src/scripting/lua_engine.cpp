@@ -3,7 +3,6 @@
 #include <spdlog/logger.h>
 
 #include <functional>
-#include <thread>
 
 #include "scripting/lua_bridge.h"
 
@@ -30,8 +29,6 @@ void Hook(lua_State* L, lua_Debug*) {
     RunControl& c = *run->control;
     if (!c.timed_out && c.clock->MonoMs() - c.start_mono_ms >= c.limit_ms) {
       c.timed_out = true;
-      run->caller->server.script_busy_thread.store(
-          std::hash<std::thread::id>{}(std::this_thread::get_id()), std::memory_order_relaxed);
       c.busy->store(true, std::memory_order_relaxed);
       if (c.on_busy) c.on_busy();
       run->caller->server.log->warn(
