@@ -15,9 +15,9 @@
 //   disconnects meanwhile has its reply dropped, the script runs to its end.
 // - An EXEC whose queue holds a Lua script runs whole on the script thread the same way
 //   (Exec, script_exec.cpp): the connection parks and its session travels with the
-//   transaction; the queued scripts then run inline there. A REST request holding a script
-//   runs whole on the script thread too (RunOnScriptThread, rest/command_runner.h). So Lua
-//   never runs on an io thread. Inline on the calling thread: callers that cannot park
+//   transaction; the queued scripts then run inline there. A REST request's step that runs
+//   a script (CommandJob::NextRunsScript) goes to the script thread too, through
+//   RunOnScriptThread (rest/rest_answer.cpp). So Lua never runs on an io thread. Inline on the calling thread: callers that cannot park
 //   (null host: the script thread's own EXEC and REST runs, the test kit).
 // - SCRIPT LOAD/FLUSH take lua_mu_ alone. lua_mu_ is always the innermost lock, and scripts
 //   cannot call SCRIPT or EVAL, so there is no deadlock.
