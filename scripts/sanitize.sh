@@ -22,10 +22,13 @@ build="build/sanitize-${sanitize//,/-}"
 # costs compile and link time for variable info that nothing reads here.
 if [[ "$steps" != test ]]; then
   read -r -a extra <<<"${LATCH_CMAKE_ARGS:-}"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DLATCH_SANITIZE="$sanitize" \
-    -DLATCH_BUILD_BENCH=OFF -DLATCH_BUILD_DEMO=OFF -DLATCH_BUILD_TESTS=ON \
-    -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-ON}" -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
-    ${extra[@]+"${extra[@]}"} >/dev/null
+  # Ninja and gold where installed, and the precompiled test header, as in scripts/test.sh.
+  . scripts/build-env.sh
+  latch_fast_build_args "$build"
+  cmake -S . -B "$build" "${latch_build_args[@]}" -DCMAKE_BUILD_TYPE=Debug \
+    -DLATCH_SANITIZE="$sanitize" -DLATCH_BUILD_BENCH=OFF -DLATCH_BUILD_DEMO=OFF \
+    -DLATCH_BUILD_TESTS=ON -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-ON}" \
+    -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DLATCH_PRECOMPILE_HEADERS=ON ${extra[@]+"${extra[@]}"} >/dev/null
   build_start=$SECONDS
   cmake --build "$build" -j"$(nproc)" \
     --target latch_protocol_tests latch_server_unit_tests latch_wire_tests latchd
