@@ -22,8 +22,8 @@ if [[ "$steps" != test ]]; then
   # - Ninja and gold where installed (scripts/build-env.sh);
   # - -g1: line tables and function names (what gdb's and a sanitizer's backtraces print);
   #   full -g costs compile time and most of the link time;
-  # - GoogleTest and the common std headers precompiled once for every test executable
-  #   (LATCH_PRECOMPILE_HEADERS; with ccache as the compiler launcher, pass
+  # - the common std headers precompiled once for the server library, and with GoogleTest once
+  #   for every test executable (LATCH_PRECOMPILE_HEADERS; with ccache as the launcher, pass
   #   -DLATCH_PRECOMPILE_HEADERS=OFF or set ccache's sloppiness=pch_defines,time_macros);
   # - the test executables' sources in unity batches (LATCH_UNITY_TESTS), the server library
   #   one file per compiler run (LATCH_UNITY_BUILD=OFF): the suites test the code as it ships,
@@ -32,8 +32,8 @@ if [[ "$steps" != test ]]; then
   . scripts/build-env.sh
   latch_fast_build_args build/test
   cmake -S . -B build/test "${latch_build_args[@]}" -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DLATCH_BUILD_TESTS=ON -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-OFF}" \
-    -DLATCH_UNITY_BUILD=OFF -DLATCH_UNITY_TESTS=ON -DLATCH_PRECOMPILE_HEADERS=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DLATCH_BUILD_TESTS=ON \
+    -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-OFF}" -DLATCH_UNITY_BUILD=OFF -DLATCH_UNITY_TESTS=ON -DLATCH_PRECOMPILE_HEADERS=ON \
     ${extra[@]+"${extra[@]}"}
   build_start=$SECONDS
   cmake --build build/test -j"$(nproc)"
