@@ -13,7 +13,8 @@
 latch_fast_build_args() {
   local dir=$1
   latch_build_args=()
-  if [[ -z "${CMAKE_GENERATOR:-}" && ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+  if [[ -z "${CMAKE_GENERATOR:-}" && ! -f "$dir/CMakeCache.txt" ]] &&
+    command -v ninja >/dev/null; then
     latch_build_args+=(-G Ninja)
   fi
   if command -v ld.gold >/dev/null; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The server's own suites (protocol, store/unit, wire; TSan: store/unit and wire) under a
-# sanitizer, and a short libFuzzer run of the request parser. Part of CI after scripts/test.sh (which installs the
-# dependencies); on its own: run scripts/deps.sh all first.
+# sanitizer, and a short libFuzzer run of the request parser. Part of CI after scripts/test.sh
+# (which installs the dependencies); on its own: run scripts/deps.sh all first.
 #
 #   scripts/sanitize.sh                 ASan+UBSan, then 20 s of fuzzing
 #   SANITIZE=thread scripts/sanitize.sh TSan instead
