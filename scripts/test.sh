@@ -9,6 +9,8 @@
 #   scripts/test.sh -L unit      extra arguments go to ctest (here: the quick unit run)
 #   LATCH_STEPS=build|test ...   only the deps and the build, or only the suite (.ci/run)
 #   LATCH_CMAKE_ARGS="-D..."     more cache settings (.ci/run's; word-split, no spaces inside one)
+#   LATCH_UNITY_BUILD=ON ...     the server library in unity batches too (about half its
+#                                compile time; the build scripts/start-server.sh makes)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -33,7 +35,7 @@ if [[ "$steps" != test ]]; then
   latch_fast_build_args build/test
   cmake -S . -B build/test "${latch_build_args[@]}" -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DLATCH_BUILD_TESTS=ON \
-    -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-OFF}" -DLATCH_UNITY_BUILD=OFF \
+    -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-OFF}" -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-OFF}" \
     -DLATCH_UNITY_TESTS=ON -DLATCH_PRECOMPILE_HEADERS=ON \
     ${extra[@]+"${extra[@]}"}
   build_start=$SECONDS
