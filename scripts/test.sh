@@ -36,7 +36,8 @@ if [[ "$steps" != test ]]; then
   cmake -S . -B build/test "${latch_build_args[@]}" -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DLATCH_BUILD_TESTS=ON \
     -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-OFF}" \
-    -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-OFF}" -DLATCH_UNITY_TESTS=ON -DLATCH_PRECOMPILE_HEADERS=ON \
+    -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-OFF}" -DLATCH_UNITY_TESTS=ON \
+    -DLATCH_PRECOMPILE_HEADERS=ON \
     ${extra[@]+"${extra[@]}"}
   build_start=$SECONDS
   cmake --build build/test -j"$(nproc)"
