@@ -1,4 +1,4 @@
-#include "testing/test_clock.h"
+#include "commands/clock_advance.h"
 
 #include <limits>
 #include <mutex>
@@ -6,7 +6,7 @@
 #include "latch/clock.h"
 #include "server_state.h"
 
-namespace latch::testing {
+namespace latch {
 namespace {
 
 constexpr const char* kNotManual =
@@ -49,4 +49,4 @@ std::optional<std::string> StepWallClock(ServerState& server, std::int64_t ms) {
   return std::nullopt;
 }
 
-}  // namespace latch::testing
+}  // namespace latch
