@@ -1,11 +1,15 @@
 #pragma once
 // The server's one KeyEvents hook (store/key_events.h), installed on every shard: it hands
 // each key event to the concerns that listen to writes, in a fixed order, under the shard's
-// lock:
-//   1. WATCH: a modified or gone key marks its watchers dirty (WatchRegistry::Touch);
-//   2. lock waiters: a gone key is granted to its first waiter (store::LockTable);
-//   3. counters: LOCK.ACQUIRE leases that ran out (LockStats::expired_while_held);
-//   4. the journal, when one is attached (set_journal): every event, grants included.
+// lock. A modified key (OnModified): the held-locks gauge, WATCH (WatchRegistry::Touch), then
+// the journal. A gone key (OnGone): WATCH, the counter of LOCK.ACQUIRE leases that ran out
+// (LockStats::expired_while_held), the journal (its DEL), and last the lock waiters: the key
+// is granted to its first waiter (store::LockTable), whose re-created key reports its own
+// OnModified, so the journal records the DEL before the grant.
+//
+// The journal slot (set_journal) is the one seam where a write's effects leave the Op layer
+// for a log: every event, grants included, in the order the shard applied them
+// (docs/design/journal.md, "The journal seam").
 // Commands never call any of these themselves, so none of them can be skipped.
 #include <atomic>
 #include <cstdint>

@@ -24,16 +24,18 @@
 #include "commands/peer_address.h"
 #include "config/config_directives.h"
 #include "journal/persistence.h"
-#include "metrics/metrics_http.h"
 #include "net/connection.h"
 #include "net/listener.h"
+#include "net/metrics_http.h"
 #include "net/protected_mode.h"
+#include "net/tls_config_set.h"
 #include "net/tls_context.h"
 #include "net/unix_listener.h"
 #include "net/worker.h"
 #include "rest/rest_endpoint.h"
 #include "scripting/script_engine.h"
 #include "server_state.h"
+#include "testing/fault_hook.h"
 
 namespace latch {
 
@@ -59,8 +61,13 @@ class ServerImpl {
         threads_(ResolveThreads(o.io_threads)),
         shards_(ResolveShards(o.shards, threads_)),
         state_(std::move(o), clock_, shards_, threads_) {
+    table_.SetInterceptor(&testing::InterceptCommand);  // TEST.FAULT (test mode)
     state_.commands = &table_;
+    state_.catalogue = &table_;
     state_.request_shutdown = [this] { RequestShutdown(); };
+    state_.reload_tls = [this](const Options& updated, std::span<const std::string_view> args) {
+      return ReloadTlsForConfigSet(state_, updated, args);
+    };
   }
 
   ~ServerImpl() { Stop(); }

@@ -23,24 +23,6 @@ int StripedCounter::Stripe() {
   return mine;
 }
 
-std::shared_ptr<ClientInfo> ClientRegistry::Add(int maxclients) {
-  std::size_t n = count_.fetch_add(1) + 1;
-  if (n > static_cast<std::size_t>(maxclients)) {
-    count_.fetch_sub(1);
-    return nullptr;
-  }
-  auto info = std::make_shared<ClientInfo>();
-  info->id = next_id_.fetch_add(1);
-  std::lock_guard lock(mu);
-  clients_.emplace(info->id, info);
-  return info;
-}
-
-void ClientRegistry::Remove(std::int64_t id) {
-  std::lock_guard lock(mu);
-  if (clients_.erase(id) != 0) count_.fetch_sub(1);
-}
-
 namespace {
 std::string RandomHex(std::size_t n) {
   std::random_device rd;
@@ -70,7 +52,8 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
   locks.stats().timings = lock_timings.get();
   client_pause = std::make_shared<ClientPause>();
   key_events.set_expiry_hold([this](std::int64_t now_ms) { return ExpiryPaused(now_ms); });
-  acl = std::make_shared<acl::Registry>(commands);
+  acl = std::make_shared<acl::Registry>(catalogue);
+  acl_denials = acl.get();
   SyncHotOptions();
   startup_memory = store::UsedMemoryBytes();
 }

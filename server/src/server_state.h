@@ -7,27 +7,32 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace spdlog {
 class logger;
 }  // namespace spdlog
 
+#include "client_registry.h"
+#include "key_event_router.h"
 #include "latch/clock.h"
 #include "latch/options.h"
 #include "metrics/error_stats.h"
+#include "pubsub/pubsub_registry.h"
 #include "store/keyspace.h"
 #include "store/keyspace_set.h"
-#include "striped_counter.h"
 #include "store/lock_table.h"
-#include "watch_registry.h"
-#include "key_event_router.h"
+#include "striped_counter.h"
 #include "testing/fault_injector.h"
-#include "pubsub/pubsub_registry.h"
+#include "watch_registry.h"
 
 namespace latch {
 
-class CommandTable;
+class CommandTable;      // commands/command_table.h
+class CommandCatalogue;  // catalogue/command_catalogue.h
 class CommandStats;  // metrics/command_stats.h
 class Slowlog;       // metrics/slowlog.h
 class LatencyMonitor;  // metrics/latency_monitor.h
@@ -44,6 +49,7 @@ namespace journal {
 class Persistence;
 }  // namespace journal
 class TlsContextSlot;
+struct AclDenialCounters;  // metrics/acl_counters.h
 
 // Bumped on the data path by every worker: striped, so that counting costs no cache-line
 // traffic between cores (see striped_counter.h). What INFO, /metrics and RESETSTAT do with
@@ -59,58 +65,6 @@ struct Stats {
   StripedCounter protocol_errors;
   ErrorStats errors;  // total_error_replies, errorstats: every connection's writer reports here
   std::atomic<std::uint64_t> expired_keys_at_reset{0};  // keyspace total at the last RESETSTAT
-};
-
-// What CLIENT LIST / CLIENT INFO show of a connection. The owning connection writes the
-// plain fields under ClientRegistry::mu; others read them under it.
-struct ClientInfo {
-  std::int64_t id = 0;
-  std::string addr;   // ip:port of the peer
-  std::string laddr;  // ip:port of our side
-  int fd = -1;
-  std::int64_t created_ms = 0;  // monotonic
-  bool unix_socket = false;     // came through unixsocket (CLIENT LIST flag U)
-  // Parked by a blocking command (LOCK.ACQUIRE ... WAIT): CLIENT LIST flag b. Set and cleared
-  // by the owning connection.
-  std::atomic<bool> blocked{false};
-  std::atomic<bool> monitor{false};  // ran MONITOR (CLIENT LIST flag O)
-  // Set by a RESP connection at start (null for REST sessions), callable from any thread:
-  // `kill` closes it (CLIENT KILL), `push` appends bytes to its output (MONITOR's feed). Both
-  // post to the connection's own thread and do nothing once it is gone.
-  std::function<void()> kill;
-  std::function<void(std::string)> push;
-  std::atomic<std::int64_t> last_interaction_ms{0};
-  std::string name, lib_name, lib_ver;
-  std::string user = "default";  // the ACL user (AUTH), for CLIENT LIST's user=
-  std::atomic<const std::string*> last_cmd{nullptr};  // points into the command table
-  std::atomic<int> proto{2};
-  std::atomic<int> db{0};  // SELECT (CLIENT LIST db=)
-  std::atomic<int> sub{0}, psub{0};  // channels and patterns subscribed (CLIENT LIST)
-  // Buffer sizes for CLIENT LIST, stored (relaxed) by the owning connection after each
-  // event: a snapshot, in Redis's field names.
-  struct Buffers {
-    std::atomic<std::size_t> qbuf{0}, qbuf_free{0}, rbs{0}, rbp{0};
-    std::atomic<std::size_t> obl{0}, oll{0}, omem{0}, tot_mem{0};
-  } buffers;
-};
-
-class ClientRegistry {
- public:
-  // Returns nullptr when maxclients is reached.
-  std::shared_ptr<ClientInfo> Add(int maxclients);
-  void Remove(std::int64_t id);
-  std::size_t count() const { return count_.load(); }
-  template <class Fn>
-  void ForEach(Fn&& fn) {
-    std::lock_guard lock(mu);
-    for (auto& [id, info] : clients_) fn(*info);
-  }
-  std::mutex mu;
-
- private:
-  std::atomic<std::int64_t> next_id_{1};
-  std::atomic<std::size_t> count_{0};
-  std::map<std::int64_t, std::shared_ptr<ClientInfo>> clients_;
 };
 
 struct ServerState {
@@ -151,11 +105,17 @@ struct ServerState {
   // on first use (SELECT, MOVE, COPY ... DB, SWAPDB, the journal's loader).
   store::Keyspace& Database(int db);
   pubsub::PubSubRegistry pubsub;  // channel and pattern subscribers (its own lock)
+  // The command table, set by the server once built: `commands` to dispatch through, and the
+  // same object as `catalogue` for what only reads the specs (ACL, INFO, /metrics), so that
+  // those need not know the dispatcher.
   const CommandTable* commands = nullptr;
+  const CommandCatalogue* catalogue = nullptr;
   // Fault injection and test mode (testing/fault_injector.h; TEST.* commands, ScopedServer).
   testing::FaultInjector faults{options.enable_test_commands};
   // ACL users (acl/registry.h); requirepass is the default user's password.
   std::shared_ptr<acl::Registry> acl;
+  // Its refusal counters (the same object), for INFO and /metrics.
+  AclDenialCounters* acl_denials = nullptr;
   // SHUTDOWN: asks the server to stop accepting, close every client and let Server::wait()
   // return. Safe from any thread, including a worker inside a command (it blocks on nothing).
   std::function<void()> request_shutdown;
@@ -171,12 +131,21 @@ struct ServerState {
   // while it is set, writes are refused with -MISCONF (Redis's writeCommandsDeniedByDiskError;
   // commands/command_table.cpp).
   std::atomic<int> journal_write_errno{0};
-  // True while the journal is loaded at start: commands get -LOADING (journal/loading.h).
+  // True while the journal is loaded at start (ServerImpl::Start, server.cpp): commands not
+  // flagged kCmdLoading get -LOADING (the dispatcher, commands/command_table.cpp).
   std::atomic<bool> loading{false};
-  // lock-restart-delay: no lock is granted before this monotonic time (journal/restart_delay.h).
+  // lock-restart-delay: no lock is granted before this monotonic time. Armed by
+  // ServerImpl::StartServing (server.cpp) before any listener opens; read through
+  // CommandContext::env() by the lock Ops (docs/design/locks.md).
   std::atomic<std::int64_t> grants_held_until_mono_ms{0};
   // The TLS port's certificates (net/tls_context.h): null when tls-port is off.
   std::shared_ptr<TlsContextSlot> tls;
+  // CONFIG SET's reload of the TLS context (net/tls_config_set.h), set by the server: given
+  // the updated options and CONFIG SET's name/value pairs, Redis's error reply when a tls-*
+  // change does not load. Unset (tests' bare states): nothing to reload.
+  std::function<std::optional<std::string>(const Options& updated,
+                                           std::span<const std::string_view> args)>
+      reload_tls;
   int io_threads;
   int tcp_port = 0;
   int metrics_port = 0;  // bound port of GET /metrics, 0 when off

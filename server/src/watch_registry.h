@@ -9,9 +9,8 @@
 // store::HashKey, which also choose its shard, so with up to kStripes shards per database a
 // stripe serves keys of one shard only. Writers on different shards never meet on a stripe's
 // mutex, and writers of one shard hold its lock anyway: while anyone WATCHes, a write costs
-// an uncontended mutex (before, one mutex for the whole registry serialised every write of
-// every shard). Lock order: a shard lock, then a stripe's mutex (never the reverse, and never
-// two stripes at once).
+// an uncontended mutex. Lock order: a shard lock, then a stripe's mutex (never the reverse, and
+// never two stripes at once).
 #include <atomic>
 #include <cstdint>
 #include <memory>

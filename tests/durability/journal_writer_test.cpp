@@ -3,6 +3,7 @@
 // in the file; a file switch splits the stream at the call.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,6 +24,12 @@
 
 namespace latch::journal {
 namespace {
+
+// The journals' warnings go nowhere: a logger without a sink.
+spdlog::logger& Log() {
+  static spdlog::logger log("journal-writer-test");
+  return log;
+}
 
 struct TempFile {
   TempFile() {
@@ -49,7 +56,7 @@ TEST(JournalWriterTest, GroupCommitKeepsEveryRecordInEachThreadsOrder) {
   std::mutex mu;
   std::string bad;
   {
-    Journal j(file.fd, 0, FsyncPolicy::kAlways);
+    Journal j(Log(), file.fd, 0, FsyncPolicy::kAlways);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
@@ -89,7 +96,7 @@ TEST(JournalWriterTest, GroupCommitKeepsEveryRecordInEachThreadsOrder) {
 
 TEST(JournalWriterTest, OnlyAlwaysHoldsReplies) {
   TempFile file;
-  Journal j(file.fd, 0, FsyncPolicy::kEverysec);
+  Journal j(Log(), file.fd, 0, FsyncPolicy::kEverysec);
   const std::uint64_t seq = j.Append([](std::string* out) { out->append("x\n"); });
   EXPECT_FALSE(j.WhenDurable(seq, [] { ADD_FAILURE() << "everysec never holds a reply"; }));
   j.Sync();
@@ -101,7 +108,7 @@ TEST(JournalWriterTest, OnlyAlwaysHoldsReplies) {
 TEST(JournalWriterTest, SwitchFileSplitsTheStreamAtTheCall) {
   TempFile first, second;
   {
-    Journal j(first.fd, 0, FsyncPolicy::kAlways);
+    Journal j(Log(), first.fd, 0, FsyncPolicy::kAlways);
     for (int i = 0; i < 100; ++i) j.Append([](std::string* out) { out->append("old\n"); });
     j.SwitchFile(second.fd, 0);
     for (int i = 0; i < 50; ++i) j.Append([](std::string* out) { out->append("new\n"); });
@@ -121,13 +128,13 @@ TEST(JournalWriterTest, SwitchFileSplitsTheStreamAtTheCall) {
 // nothing and its file has everything appended before the close.
 TEST(JournalWriterTest, ReopenedJournalContinuesNumbersAndClosedOneHoldsNothing) {
   TempFile first, second;
-  Journal old(first.fd, 0, FsyncPolicy::kAlways);
+  Journal old(Log(), first.fd, 0, FsyncPolicy::kAlways);
   std::uint64_t last = 0;
   for (int i = 0; i < 10; ++i) last = old.Append([](std::string* out) { out->append("a\n"); });
   old.Close();
   EXPECT_FALSE(old.WhenDurable(last, [] { ADD_FAILURE() << "closed: nothing to wait for"; }));
   EXPECT_EQ(first.Read().size(), 20u);
-  Journal fresh(second.fd, 0, FsyncPolicy::kAlways, old.appended());
+  Journal fresh(Log(), second.fd, 0, FsyncPolicy::kAlways, old.appended());
   EXPECT_FALSE(fresh.WhenDurable(last, [] { ADD_FAILURE() << "an old number is never held"; }));
   EXPECT_EQ(fresh.Append([](std::string* out) { out->append("b\n"); }), last + 1);
   std::atomic<bool> done{false};
@@ -148,7 +155,7 @@ TEST(JournalWriterTest, CompletionsRunOnTheWaitersIoContextAfterTheirRecord) {
   std::atomic<int> done{0};
   std::atomic<int> wrong{0};
   {
-    Journal j(file.fd, 0, FsyncPolicy::kAlways);
+    Journal j(Log(), file.fd, 0, FsyncPolicy::kAlways);
     for (int i = 0; i < kRecords; ++i) {
       const std::string rec = "r" + std::to_string(i) + "\n";
       const std::uint64_t seq = j.Append([&](std::string* out) { out->append(rec); });
@@ -189,7 +196,7 @@ TEST(JournalWriterTest, AFailedWriteHoldsItsReplyUntilARetryWritesIt) {
     ASSERT_GE(fd, 0);
     std::atomic<int> error{0};
     std::atomic<bool> done{false};
-    Journal j(fd, 0, policy, 0, &error);
+    Journal j(Log(), fd, 0, policy, 0, &error);
     const std::uint64_t seq = j.Append([](std::string* out) { out->append("held\n"); });
     EXPECT_TRUE(j.WhenDurable(seq, [&] { done = true; }));
     EXPECT_TRUE(Eventually([&] { return error.load() == ENOSPC; }));
@@ -209,7 +216,7 @@ TEST(JournalWriterTest, AFailedWriteHoldsItsReplyUntilARetryWritesIt) {
 // its write()s but does not sit on records), and Sync() cuts the pause short.
 TEST(JournalWriterTest, EverysecWritesWithoutBeingAsked) {
   TempFile file;
-  Journal j(file.fd, 0, FsyncPolicy::kEverysec);
+  Journal j(Log(), file.fd, 0, FsyncPolicy::kEverysec);
   for (int round = 0; round < 3; ++round) {
     const std::string rec = "e" + std::to_string(round) + "\n";
     j.Append([&](std::string* out) { out->append(rec); });

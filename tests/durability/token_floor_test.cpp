@@ -6,6 +6,7 @@
 #include "journal/token_floor.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/logger.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -196,13 +197,15 @@ class TokenFloorFileTest : public ::testing::Test {
   }
   std::string dir_, path_;
   std::int64_t wall_us_ = 1'796'000'000'000'000;
+  spdlog::logger log_{"token-floor-test"};  // no sink: the floor's notices are not checked
 };
 
 TEST_F(TokenFloorFileTest, StartsAboveTheStoredFloorAndReservesAhead) {
   std::ofstream(path_) << "1900000000000000000\n";  // ahead of the wall clock
   store::FencingTokens tokens;
   {
-    journal::TokenFloor floor(tokens, path_, [&] { return wall_us_; });
+    journal::TokenFloor floor(
+        tokens, path_, [&] { return wall_us_; }, log_);
     floor.Start();
     EXPECT_GT(tokens.Next(wall_us_), 1900000000000000000u);
     EXPECT_EQ(Stored(), 1900000000000000000u + store::FencingTokens::kReserveAheadNs);
@@ -213,7 +216,8 @@ TEST_F(TokenFloorFileTest, StartsAboveTheStoredFloorAndReservesAhead) {
 
 TEST_F(TokenFloorFileTest, FollowsTheWallClockAndMovesWithDir) {
   store::FencingTokens tokens;
-  journal::TokenFloor floor(tokens, path_, [&] { return wall_us_; });
+  journal::TokenFloor floor(
+      tokens, path_, [&] { return wall_us_; }, log_);
   floor.Start();  // no file yet: a first start
   const std::uint64_t first = Stored();
   EXPECT_EQ(first,
@@ -227,7 +231,8 @@ TEST_F(TokenFloorFileTest, FollowsTheWallClockAndMovesWithDir) {
 
 TEST_F(TokenFloorFileTest, AnUnwritableDirectoryRefusesTheStart) {
   store::FencingTokens tokens;
-  journal::TokenFloor floor(tokens, dir_ + "/missing/floor", [&] { return wall_us_; });
+  journal::TokenFloor floor(
+      tokens, dir_ + "/missing/floor", [&] { return wall_us_; }, log_);
   EXPECT_THROW(floor.Start(), std::runtime_error);
   EXPECT_EQ(tokens.reserved(), UINT64_MAX) << "not registered";
 }

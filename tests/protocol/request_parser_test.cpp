@@ -17,7 +17,7 @@ namespace {
 
 using namespace std::string_literals;
 
-constexpr std::size_t K = kInlineMaxSize;
+constexpr std::size_t kPendingLimit = kInlineMaxSize;
 
 std::string Mb(const std::vector<std::string>& args) {
   std::string out = "*" + std::to_string(args.size()) + "\r\n";
@@ -68,13 +68,19 @@ std::vector<Case> WellFormedCases() {
        0,
        0,
        {10, true}},
-      {"count line in exactly 64 KiB pending waits", "*" + std::string(K - 1, '1'), {}, K},
-      {"bulk header in exactly 64 KiB pending waits", "*1\r\n" + std::string(K, 'x'), {}, K + 4},
+      {"count line in exactly 64 KiB pending waits",
+       "*" + std::string(kPendingLimit - 1, '1'),
+       {},
+       kPendingLimit},
+      {"bulk header in exactly 64 KiB pending waits",
+       "*1\r\n" + std::string(kPendingLimit, 'x'),
+       {},
+       kPendingLimit + 4},
       // The line end was seen, only the byte after '\r' is missing: no size check.
       {"long count line with CR waits",
-       "*" + std::string(K + 10, '1') + "\r",
+       "*" + std::string(kPendingLimit + 10, '1') + "\r",
        {},
-       K + 12,
+       kPendingLimit + 12,
        0,
        {},
        /*split_invariant=*/false},
@@ -125,17 +131,17 @@ std::vector<Case> ErrorCases() {
       {"bulk len overflows int64", "*1\r\n$9223372036854775808\r\n", {Err(bad_len)}, 26},
       {"bulk len over custom max", "*1\r\n$11\r\n", {Err(bad_len)}, 9, 0, {10, true}},
       {"too big count line",
-       "*" + std::string(K, '1'),
+       "*" + std::string(kPendingLimit, '1'),
        {Err("ERR Protocol error: too big mbulk count string")},
-       K + 1},
+       kPendingLimit + 1},
       {"too big bulk header",
-       "*1\r\n" + std::string(K + 1, 'x'),
+       "*1\r\n" + std::string(kPendingLimit + 1, 'x'),
        {Err("ERR Protocol error: too big bulk count string")},
-       K + 5},
+       kPendingLimit + 5},
       {"too big second bulk header",
-       "*2\r\n$4\r\nPING\r\n" + std::string(K + 1, '1'),
+       "*2\r\n$4\r\nPING\r\n" + std::string(kPendingLimit + 1, '1'),
        {Err("ERR Protocol error: too big bulk count string")},
-       K + 15},
+       kPendingLimit + 15},
   };
 }
 
@@ -145,14 +151,14 @@ std::vector<Case> NulCases() {
   return {
       {"NUL in count line waits", "*1\0\r\n"s + kPing, {}, 19},
       {"NUL in count line then too big",
-       "*1\0\r\n"s + std::string(K, 'x'),
+       "*1\0\r\n"s + std::string(kPendingLimit, 'x'),
        {Err("ERR Protocol error: too big mbulk count string")},
-       K + 5},
+       kPendingLimit + 5},
       {"NUL in bulk header waits", "*1\r\n$4\0\r\nPING\r\n"s, {}, 15},
       {"NUL in bulk header then too big",
-       "*1\r\n$4\0\r\n"s + std::string(K, 'x'),
+       "*1\r\n$4\0\r\n"s + std::string(kPendingLimit, 'x'),
        {Err("ERR Protocol error: too big bulk count string")},
-       K + 9},
+       kPendingLimit + 9},
       {"NUL after the line end is data", "*1\r\n$1\r\n\0\r\n"s, {Cmd({"\0"s}, 11)}},
   };
 }

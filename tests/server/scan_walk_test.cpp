@@ -20,7 +20,7 @@
 namespace latch::store {
 namespace {
 
-constexpr std::int64_t kT0 = 1'000'000;
+constexpr std::int64_t kScanT0 = 1'000'000;
 
 // Hash bits drawn so that runs cross the array's end (values near 2^32) and many entries
 // want one slot (a narrow range), besides uniform ones.
@@ -117,13 +117,13 @@ TEST(ScanWalk, ProgressesThroughEmptySlotsWithNoBudget) {
 // once, the cursor ends at 0, and a call returns what COUNT asks (more only for keys of one
 // hash).
 TEST(ScanWalk, KeyspaceCursorReturnsStableKeysOnceUnderChurn) {
-  Keyspace ks(8, kT0);
+  Keyspace ks(8, kScanT0);
   auto put = [&](const std::string& key) {
     Shard& s = ks.ShardFor(HashKey(key));
-    s.Put(s.Find(key, HashKey(key), kT0), key, HashKey(key), "v", Expiry::Clear());
+    s.Put(s.Find(key, HashKey(key), kScanT0), key, HashKey(key), "v", Expiry::Clear());
   };
   auto del = [&](const std::string& key) {
-    return ks.ShardFor(HashKey(key)).Delete(key, HashKey(key), kT0);
+    return ks.ShardFor(HashKey(key)).Delete(key, HashKey(key), kScanT0);
   };
   constexpr int kStable = 5000;
   for (int i = 0; i < kStable; ++i) put("stable:" + std::to_string(i));
@@ -167,7 +167,7 @@ TEST(ScanWalk, KeyspaceCursorReturnsStableKeysOnceUnderChurn) {
 // The scan order keeps the shard in the top bits and is one to one.
 TEST(ScanWalk, ScanOrderKeepsTheShardAndIsOneToOne) {
   for (int shards : {1, 2, 16, 1024}) {
-    Keyspace ks(shards, kT0);
+    Keyspace ks(shards, kScanT0);
     std::mt19937_64 rng(static_cast<unsigned>(shards));
     std::set<std::uint64_t> hashes, orders;
     for (int i = 0; i < 4000; ++i) {

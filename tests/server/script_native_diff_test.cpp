@@ -27,6 +27,7 @@ class Instance {
     Options o;
     state_ = std::make_unique<ServerState>(o, clock_, 4, 1);
     state_->commands = &table_;
+    state_->catalogue = &table_;
     session_.info = std::make_shared<ClientInfo>();
     scripting::EngineFor(*state_).set_native_enabled(native);
   }

@@ -21,7 +21,7 @@
 namespace latch::store {
 namespace {
 
-constexpr std::int64_t kT0 = 1'000'000;
+constexpr std::int64_t kStoreT0 = 1'000'000;
 
 Object* Put(Shard& s, const std::string& key, const std::string& value, std::int64_t now,
             std::int64_t deadline = 0) {
@@ -30,7 +30,7 @@ Object* Put(Shard& s, const std::string& key, const std::string& value, std::int
   return o;
 }
 
-Object* Get(Shard& s, const std::string& key, std::int64_t now) {
+Object* StoreGet(Shard& s, const std::string& key, std::int64_t now) {
   return s.Find(key, HashKey(key), now);
 }
 
@@ -223,8 +223,8 @@ TEST(Slab, TrimGivesTheMemoryOfAMassDeleteBackToTheKernel) {
 }
 
 TEST(Shard, ObjectHoldsKeyValueAndTokenThroughRewrites) {
-  Shard s(0, kT0);
-  Object* plain = Put(s, "k", "v", kT0);
+  Shard s(0, kStoreT0);
+  Object* plain = Put(s, "k", "v", kStoreT0);
   EXPECT_EQ(plain->token(), 0u);
   Object* lock = s.Put(nullptr, "lock:seat-A1", HashKey("lock:seat-A1"), "owner-token",
                        Expiry::Clear(), 1'796'000'000'000'000'042ULL);
@@ -241,7 +241,7 @@ TEST(Shard, ObjectHoldsKeyValueAndTokenThroughRewrites) {
     EXPECT_EQ(moved->token(), 1'796'000'000'000'000'042ULL) << "kept when the block moves";
     EXPECT_EQ(moved->key(), "lock:seat-A1");
     EXPECT_EQ(moved->value(), value);
-    EXPECT_EQ(Get(s, "lock:seat-A1", kT0), moved) << "the set follows the move";
+    EXPECT_EQ(StoreGet(s, "lock:seat-A1", kStoreT0), moved) << "the set follows the move";
     same = moved;
   }
   // A value given as a view into the object's own value (a script re-setting what it read).
@@ -255,56 +255,57 @@ TEST(Shard, ObjectHoldsKeyValueAndTokenThroughRewrites) {
 }
 
 TEST(Shard, ClearGivesTheTableBack) {
-  Shard s(0, kT0);
-  for (int i = 0; i < 10000; ++i) Put(s, "key:" + std::to_string(i), "v", kT0);
+  Shard s(0, kStoreT0);
+  for (int i = 0; i < 10000; ++i) Put(s, "key:" + std::to_string(i), "v", kStoreT0);
   const std::size_t full = s.buckets();
   EXPECT_GE(full, 10000u);
   EXPECT_LE(full, 10000u * 2) << "grown by half under a 0.9 load factor, not doubled at 0.5";
   s.Clear();
   EXPECT_EQ(s.size(), 0u);
   EXPECT_LT(s.buckets(), 64u) << "FLUSHALL frees the buckets, not only the keys";
-  Put(s, "again", "v", kT0);
-  EXPECT_NE(Get(s, "again", kT0), nullptr);
+  Put(s, "again", "v", kStoreT0);
+  EXPECT_NE(StoreGet(s, "again", kStoreT0), nullptr);
 }
 
 TEST(Shard, LazyExpiryHidesAKeyAtItsDeadline) {
-  Shard s(0, kT0);
-  Put(s, "k", "v", kT0, kT0 + 100);
-  EXPECT_NE(Get(s, "k", kT0 + 99), nullptr);
-  EXPECT_EQ(Get(s, "k", kT0 + 100), nullptr) << "visible at its deadline";
+  Shard s(0, kStoreT0);
+  Put(s, "k", "v", kStoreT0, kStoreT0 + 100);
+  EXPECT_NE(StoreGet(s, "k", kStoreT0 + 99), nullptr);
+  EXPECT_EQ(StoreGet(s, "k", kStoreT0 + 100), nullptr) << "visible at its deadline";
   EXPECT_EQ(s.size(), 0u) << "the lookup reclaimed it";
   EXPECT_EQ(s.expires(), 0u);
   EXPECT_EQ(s.expired_total(), 1u);
 }
 
 TEST(Shard, SetClearsTtlUnlessKept) {
-  Shard s(0, kT0);
-  Object* o = Put(s, "k", "v", kT0, kT0 + 100);
+  Shard s(0, kStoreT0);
+  Object* o = Put(s, "k", "v", kStoreT0, kStoreT0 + 100);
   o = s.Put(o, "k", HashKey("k"), "w", Expiry::Keep());
-  EXPECT_EQ(o->expire_at(), kT0 + 100);
+  EXPECT_EQ(o->expire_at(), kStoreT0 + 100);
   // Growing the value moves the block: the TTL must move with it.
   o = s.Put(o, "k", HashKey("k"), std::string(500, 'z'), Expiry::Keep());
-  EXPECT_EQ(o->expire_at(), kT0 + 100);
+  EXPECT_EQ(o->expire_at(), kStoreT0 + 100);
   EXPECT_EQ(s.expires(), 1u);
-  EXPECT_EQ(s.ExpireDue(kT0 + 100, 10), 1u) << "the moved block is on the wheel";
+  EXPECT_EQ(s.ExpireDue(kStoreT0 + 100, 10), 1u) << "the moved block is on the wheel";
   EXPECT_EQ(s.size(), 0u);
 
-  o = Put(s, "k", "v", kT0, kT0 + 100);
+  o = Put(s, "k", "v", kStoreT0, kStoreT0 + 100);
   o = s.Put(o, "k", HashKey("k"), "w", Expiry::Clear());
   EXPECT_FALSE(o->has_expire());
   EXPECT_EQ(s.expires(), 0u);
-  EXPECT_EQ(s.ExpireDue(kT0 + 1000, 10), 0u);
-  EXPECT_NE(Get(s, "k", kT0 + 1000), nullptr);
+  EXPECT_EQ(s.ExpireDue(kStoreT0 + 1000, 10), 0u);
+  EXPECT_NE(StoreGet(s, "k", kStoreT0 + 1000), nullptr);
 }
 
 TEST(Shard, ActiveExpiryIsBoundedPerCall) {
-  Shard s(0, kT0);
-  for (int i = 0; i < 2500; ++i) Put(s, "k" + std::to_string(i), "v", kT0, kT0 + 1 + i % 50);
-  Put(s, "forever", "v", kT0);
-  EXPECT_EQ(s.ExpireDue(kT0, 1000), 0u) << "nothing is due yet";
-  EXPECT_EQ(s.ExpireDue(kT0 + 50, 1000), 1000u);
-  EXPECT_EQ(s.ExpireDue(kT0 + 50, 1000), 1000u);
-  EXPECT_EQ(s.ExpireDue(kT0 + 50, 1000), 500u);
+  Shard s(0, kStoreT0);
+  for (int i = 0; i < 2500; ++i)
+    Put(s, "k" + std::to_string(i), "v", kStoreT0, kStoreT0 + 1 + i % 50);
+  Put(s, "forever", "v", kStoreT0);
+  EXPECT_EQ(s.ExpireDue(kStoreT0, 1000), 0u) << "nothing is due yet";
+  EXPECT_EQ(s.ExpireDue(kStoreT0 + 50, 1000), 1000u);
+  EXPECT_EQ(s.ExpireDue(kStoreT0 + 50, 1000), 1000u);
+  EXPECT_EQ(s.ExpireDue(kStoreT0 + 50, 1000), 500u);
   EXPECT_EQ(s.size(), 1u);
   EXPECT_EQ(s.expired_total(), 2500u);
 }
@@ -312,11 +313,11 @@ TEST(Shard, ActiveExpiryIsBoundedPerCall) {
 TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
   // A model (map of key -> deadline) against the shard, with random sets, TTL changes,
   // deletes and time steps; every key's visibility must match the model at every step.
-  Shard s(0, kT0);
+  Shard s(0, kStoreT0);
   std::map<std::string, std::int64_t> model;  // 0 = no deadline
   std::map<std::string, std::string> values;
   std::mt19937 rng(42);
-  std::int64_t now = kT0;
+  std::int64_t now = kStoreT0;
   for (int step = 0; step < 20000; ++step) {
     std::string key = "k" + std::to_string(rng() % 64);
     switch (rng() % 5) {
@@ -332,7 +333,7 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
         break;
       }
       case 2:
-        if (Object* o = Get(s, key, now)) {
+        if (Object* o = StoreGet(s, key, now)) {
           s.Erase(o, HashKey(o->key()));
           model.erase(key);
         }
@@ -342,7 +343,7 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
         if (rng() % 2) s.ExpireDue(now, 7);
         break;
       case 4:
-        if (Object* o = Get(s, key, now)) {
+        if (Object* o = StoreGet(s, key, now)) {
           std::int64_t d = now + 1 + static_cast<std::int64_t>(rng() % 100);
           s.SetDeadline(o, HashKey(o->key()), d);
           model[key] = d;
@@ -357,7 +358,7 @@ TEST(Shard, ExpiryFollowsDeadlinesExactlyUnderRandomOperations) {
       }
     }
     std::string probe = "k" + std::to_string(rng() % 64);
-    const Object* found = Get(s, probe, now);
+    const Object* found = StoreGet(s, probe, now);
     ASSERT_EQ(found != nullptr, model.count(probe) == 1) << "step " << step << " key " << probe;
     if (found != nullptr) {
       ASSERT_EQ(found->value(), values[probe]) << "step " << step;
@@ -388,7 +389,7 @@ class EventLog final : public KeyEvents {
 // holds long runs of equal hash bits that only a key comparison tells apart, and entries
 // shift back under the prefetches as keys leave.
 TEST(Shard, BatchDeleteOfCollidingKeysRemovesEachOnceInOrder) {
-  Shard s(0, kT0);
+  Shard s(0, kStoreT0);
   EventLog events;
   s.set_events(&events);
   constexpr std::uint64_t kH = 0x1234'5678'9abc'def0ull, kOther = kH + 1;
@@ -396,7 +397,7 @@ TEST(Shard, BatchDeleteOfCollidingKeysRemovesEachOnceInOrder) {
   for (int i = 0; i < 60; ++i) names.push_back("k" + std::to_string(i));
   for (int i = 0; i < 60; ++i) {
     const std::uint64_t h = i % 3 == 0 ? kOther : kH;
-    s.Put(nullptr, names[i], h, "v", i == 5 ? Expiry::At(kT0 + 10) : Expiry::Clear());
+    s.Put(nullptr, names[i], h, "v", i == 5 ? Expiry::At(kStoreT0 + 10) : Expiry::Clear());
   }
   events.log.clear();
   // Delete the kH keys, each named twice, plus one never set; k5 has expired by then.
@@ -412,20 +413,20 @@ TEST(Shard, BatchDeleteOfCollidingKeysRemovesEachOnceInOrder) {
   refs.push_back(KeyRef{missing, kH, &s});
   int deleted = 0;
   ForEachKeyPrefetched(refs, [&](const KeyRef& k) {
-    if (s.Delete(k.key, k.hash, kT0 + 20)) ++deleted;
+    if (s.Delete(k.key, k.hash, kStoreT0 + 20)) ++deleted;
   });
   EXPECT_EQ(deleted, 39) << "40 keys of hash kH, one of them expired: 39 deletes";
   EXPECT_EQ(events.log, want) << "one event per key, in argument order";
   EXPECT_EQ(s.size(), 20u);
   for (int i = 0; i < 60; ++i) {
     const std::uint64_t h = i % 3 == 0 ? kOther : kH;
-    EXPECT_EQ(s.Find(names[i], h, kT0 + 20) != nullptr, i % 3 == 0) << names[i];
+    EXPECT_EQ(s.Find(names[i], h, kStoreT0 + 20) != nullptr, i % 3 == 0) << names[i];
   }
   s.set_events(nullptr);
 }
 
 TEST(Keyspace, ShardsAreContiguousRangesOfTheHash) {
-  Keyspace ks(16, kT0);
+  Keyspace ks(16, kStoreT0);
   std::vector<std::uint64_t> hashes;
   for (int i = 0; i < 2000; ++i) hashes.push_back(HashKey("key:" + std::to_string(i)));
   std::sort(hashes.begin(), hashes.end());
@@ -438,8 +439,8 @@ TEST(Keyspace, ShardsAreContiguousRangesOfTheHash) {
     seen.insert(idx);
   }
   EXPECT_EQ(seen.size(), 16u) << "2000 keys reach every shard";
-  EXPECT_THROW(Keyspace(12, kT0), std::invalid_argument);
-  Keyspace one(1, kT0);
+  EXPECT_THROW(Keyspace(12, kStoreT0), std::invalid_argument);
+  Keyspace one(1, kStoreT0);
   EXPECT_EQ(one.ShardIndex(~0ull), 0);
 }
 

@@ -113,5 +113,23 @@ TEST(TestCommandsTest, DebugAdvanceClockAnswersDueWaiters) {
   EXPECT_EQ(waiter.ReadReply(), "$-1\r\n");
 }
 
+// EXEC holds every shard while its queue runs; moving the clock inside it expires and times
+// out on those same shards, which must not wait for itself (it stopped the worker for good).
+TEST(TestCommandsTest, ClockMovesInsideMultiExec) {
+  test::LatchdProcess latchd(
+      {"--enable-test-commands", "yes", "--clock", "manual", "--enable-debug-command", "yes"});
+  ASSERT_TRUE(latchd.ok()) << latchd.error();
+  RawConnection conn(latchd.port());
+  EXPECT_EQ(conn.Command("SET", "k", "v", "PX", "100"), "+OK\r\n");
+  EXPECT_EQ(conn.Command("SET", "j", "v", "PX", "200"), "+OK\r\n");
+  EXPECT_EQ(conn.Command("MULTI"), "+OK\r\n");
+  EXPECT_EQ(conn.Command("TEST.CLOCK", "ADVANCE", "100"), "+QUEUED\r\n");
+  EXPECT_EQ(conn.Command("EXISTS", "k"), "+QUEUED\r\n");
+  EXPECT_EQ(conn.Command("DEBUG", "ADVANCE-CLOCK", "100"), "+QUEUED\r\n");
+  EXPECT_EQ(conn.Command("EXISTS", "j"), "+QUEUED\r\n");
+  EXPECT_EQ(conn.Command("EXEC"), "*4\r\n+OK\r\n:0\r\n+OK\r\n:0\r\n");
+  EXPECT_EQ(conn.Command("PING"), "+PONG\r\n");
+}
+
 }  // namespace
 }  // namespace latch::testing

@@ -20,16 +20,16 @@ namespace {
 
 using std::chrono::milliseconds;
 
-int WaitersOf(RawConnection& c, const std::string& key) {
+int DeadlineWaitersOf(RawConnection& c, const std::string& key) {
   const std::string r = c.Command("LOCK.INFO", key);
   const auto pos = r.rfind("waiters\r\n:");
   return pos == std::string::npos ? -1 : std::stoi(r.substr(pos + 10));
 }
 
-void Park(RawConnection& waiter, RawConnection& observer, const std::string& ttl,
-          const std::string& timeout) {
+void DeadlinePark(RawConnection& waiter, RawConnection& observer, const std::string& ttl,
+                  const std::string& timeout) {
   ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", "k", "b", ttl, "WAIT", timeout})));
-  ASSERT_TRUE(Eventually([&] { return WaitersOf(observer, "k") == 1; })) << "never queued";
+  ASSERT_TRUE(Eventually([&] { return DeadlineWaitersOf(observer, "k") == 1; })) << "never queued";
 }
 
 TEST(LockDeadline, ManualClockTimesAWaiterOut) {
@@ -37,12 +37,12 @@ TEST(LockDeadline, ManualClockTimesAWaiterOut) {
   RawConnection holder(server.port());
   RawConnection waiter(server.port(), milliseconds(3000));
   ASSERT_EQ(holder.Command("SET", "k", "a", "PX", "100000"), "+OK\r\n");
-  Park(waiter, holder, "1000", "60000");
+  DeadlinePark(waiter, holder, "1000", "60000");
   server.clock().advance(60'001);  // the lease (100 s) still runs; the wait (60 s) is over
   const auto reply = waiter.ReadReply();
   ASSERT_TRUE(reply.has_value()) << "the waiter was not timed out on the manual clock";
   EXPECT_EQ(*reply, "$-1\r\n");
-  EXPECT_EQ(WaitersOf(holder, "k"), 0);
+  EXPECT_EQ(DeadlineWaitersOf(holder, "k"), 0);
   EXPECT_EQ(holder.Command("GET", "k"), Bulk("a"));
 }
 
@@ -53,7 +53,7 @@ TEST(LockDeadline, DeadlineBeatsAGrantAfterAClockJump) {
   RawConnection holder(server.port());
   RawConnection waiter(server.port(), milliseconds(3000));
   ASSERT_EQ(holder.Command("SET", "k", "a", "PX", "500"), "+OK\r\n");
-  Park(waiter, holder, "5000", "100");
+  DeadlinePark(waiter, holder, "5000", "100");
   server.clock().advance(1000);
   const auto reply = waiter.ReadReply();
   ASSERT_TRUE(reply.has_value());
@@ -72,7 +72,7 @@ TEST(LockDeadline, WaiterPastItsDeadlineAfterSigstopIsAnsweredNil) {
     RawConnection waiter(latchd.port(), milliseconds(5000));
     holder.Command("DEL", "k");
     ASSERT_EQ(holder.Command("SET", "k", "a", "PX", "500"), "+OK\r\n");
-    Park(waiter, holder, "30000", "100");
+    DeadlinePark(waiter, holder, "30000", "100");
     ASSERT_EQ(::kill(latchd.pid(), SIGSTOP), 0);
     std::this_thread::sleep_for(milliseconds(1000));
     ASSERT_EQ(::kill(latchd.pid(), SIGCONT), 0);

@@ -23,14 +23,14 @@ namespace {
 using namespace std::chrono_literals;
 
 // ":123\r\n" -> 123; 0 for anything else (tokens are never 0).
-std::uint64_t TokenOf(const std::optional<std::string>& reply) {
+std::uint64_t LockTokenOf(const std::optional<std::string>& reply) {
   if (!reply || reply->size() < 4 || (*reply)[0] != ':') return 0;
   return std::stoull(reply->substr(1));
 }
-std::uint64_t TokenOf(const std::string& reply) { return TokenOf(std::optional(reply)); }
+std::uint64_t LockTokenOf(const std::string& reply) { return LockTokenOf(std::optional(reply)); }
 
 // The waiters count of LOCK.INFO's RESP2 reply (the last integer of the flat array).
-int WaitersOf(RawConnection& c, const std::string& key) {
+int LockWaitersOf(RawConnection& c, const std::string& key) {
   std::string r = c.Command("LOCK.INFO", key);
   auto pos = r.rfind("waiters\r\n:");
   if (pos == std::string::npos) return -1;
@@ -39,19 +39,19 @@ int WaitersOf(RawConnection& c, const std::string& key) {
 
 // Sends LOCK.ACQUIRE ... WAIT without reading the reply, then waits until the server
 // has queued it (the queue is `expect_waiters` long), so that arrival order is known.
-void Park(RawConnection& waiter, RawConnection& observer, const std::string& key,
-          const std::string& owner, const std::string& ttl, const std::string& timeout,
-          int expect_waiters) {
+void LockPark(RawConnection& waiter, RawConnection& observer, const std::string& key,
+              const std::string& owner, const std::string& ttl, const std::string& timeout,
+              int expect_waiters) {
   ASSERT_TRUE(waiter.Send(RawConnection::Encode({"LOCK.ACQUIRE", key, owner, ttl, "WAIT",
                                                  timeout})));
-  ASSERT_TRUE(Eventually([&] { return WaitersOf(observer, key) == expect_waiters; }))
+  ASSERT_TRUE(Eventually([&] { return LockWaitersOf(observer, key) == expect_waiters; }))
       << owner << " never queued";
 }
 
 TEST(LockWire, AcquireReleaseExtendReplies) {
   EmbeddedServer server;
   RawConnection c(server.port());
-  std::uint64_t t = TokenOf(c.Command("LOCK.ACQUIRE", "k", "alice", "1000"));
+  std::uint64_t t = LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "alice", "1000"));
   ASSERT_NE(t, 0u);
   EXPECT_EQ(c.Command("LOCK.ACQUIRE", "k", "bob", "1000"), "$-1\r\n");
   EXPECT_EQ(c.Command("LOCK.ACQUIRE", "k", "alice", "1000"), "$-1\r\n");
@@ -91,7 +91,7 @@ TEST(LockWire, InfoIsAMapInResp3AndAFlatArrayInResp2) {
   EmbeddedServer server;
   RawConnection c(server.port());
   EXPECT_EQ(c.Command("LOCK.INFO", "k"), "$-1\r\n");
-  std::uint64_t t = TokenOf(c.Command("LOCK.ACQUIRE", "k", "alice", "1000"));
+  std::uint64_t t = LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "alice", "1000"));
   server.clock().advance(250);
   const std::string tok = std::to_string(t);
   EXPECT_EQ(c.Command("LOCK.INFO", "k"), "*8\r\n" + Bulk("owner") + Bulk("alice") +
@@ -111,23 +111,23 @@ TEST(LockWire, InfoIsAMapInResp3AndAFlatArrayInResp2) {
 TEST(LockWire, ParkedClientsAreGrantedInFifoOrder) {
   EmbeddedServer server;
   RawConnection holder(server.port()), obs(server.port());
-  ASSERT_NE(TokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
+  ASSERT_NE(LockTokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
   std::vector<std::unique_ptr<RawConnection>> w;
   const std::vector<std::string> owners = {"b", "c", "d"};
   for (std::size_t i = 0; i < owners.size(); ++i) {
     w.push_back(std::make_unique<RawConnection>(server.port()));
-    Park(*w[i], obs, "k", owners[i], "60000", "0", static_cast<int>(i) + 1);
+    LockPark(*w[i], obs, "k", owners[i], "60000", "0", static_cast<int>(i) + 1);
   }
   std::string prev = "a";
   std::uint64_t prev_token = 0;
   for (std::size_t i = 0; i < owners.size(); ++i) {
     ASSERT_EQ(obs.Command("LOCK.RELEASE", "k", prev), ":1\r\n");
-    std::uint64_t t = TokenOf(w[i]->ReadReply());
+    std::uint64_t t = LockTokenOf(w[i]->ReadReply());
     ASSERT_NE(t, 0u) << owners[i] << " was not granted";
     EXPECT_GT(t, prev_token);
     prev_token = t;
     EXPECT_EQ(obs.Command("GET", "k"), Bulk(owners[i]));
-    EXPECT_EQ(WaitersOf(obs, "k"), static_cast<int>(owners.size() - i - 1));
+    EXPECT_EQ(LockWaitersOf(obs, "k"), static_cast<int>(owners.size() - i - 1));
     prev = owners[i];
   }
   EXPECT_EQ(InfoField(obs, "locks", "lock_handoffs"), "3");
@@ -137,11 +137,11 @@ TEST(LockWire, ParkedClientsAreGrantedInFifoOrder) {
 TEST(LockWire, TimeoutLeavesTheQueueAndRepliesNil) {
   EmbeddedServer server;
   RawConnection holder(server.port()), w(server.port()), obs(server.port());
-  ASSERT_NE(TokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
-  Park(w, obs, "k", "b", "1000", "50", 1);
+  ASSERT_NE(LockTokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
+  LockPark(w, obs, "k", "b", "1000", "50", 1);
   server.clock().advance(50);  // on a manual clock only the clock ends a WAIT
   EXPECT_EQ(w.ReadReply(), "$-1\r\n");
-  EXPECT_EQ(WaitersOf(obs, "k"), 0);
+  EXPECT_EQ(LockWaitersOf(obs, "k"), 0);
   EXPECT_EQ(InfoField(obs, "locks", "lock_waiters"), "0");
   // The connection works again, and a release after the timeout grants nobody.
   EXPECT_EQ(w.Command("PING"), "+PONG\r\n");
@@ -154,24 +154,24 @@ TEST(LockWire, DisconnectedWaiterLeavesTheQueueAndTheNextGetsTheLock) {
   RawConnection holder(server.port()), obs(server.port());
   auto gone = std::make_unique<RawConnection>(server.port());
   RawConnection next(server.port());
-  ASSERT_NE(TokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
-  Park(*gone, obs, "k", "gone", "60000", "0", 1);
-  Park(next, obs, "k", "next", "60000", "0", 2);
+  ASSERT_NE(LockTokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
+  LockPark(*gone, obs, "k", "gone", "60000", "0", 1);
+  LockPark(next, obs, "k", "next", "60000", "0", 2);
   gone.reset();  // closes the socket
-  ASSERT_TRUE(Eventually([&] { return WaitersOf(obs, "k") == 1; }));
+  ASSERT_TRUE(Eventually([&] { return LockWaitersOf(obs, "k") == 1; }));
   EXPECT_EQ(holder.Command("LOCK.RELEASE", "k", "a"), ":1\r\n");
-  EXPECT_NE(TokenOf(next.ReadReply()), 0u);
+  EXPECT_NE(LockTokenOf(next.ReadReply()), 0u);
   EXPECT_EQ(obs.Command("GET", "k"), Bulk("next"));
 }
 
 TEST(LockWire, ExpiryHandsOffOnTheTickWithoutAnyAccess) {
   EmbeddedServer server;
   RawConnection holder(server.port()), w(server.port()), obs(server.port());
-  ASSERT_NE(TokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "1000")), 0u);
-  Park(w, obs, "k", "b", "5000", "0", 1);
+  ASSERT_NE(LockTokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "1000")), 0u);
+  LockPark(w, obs, "k", "b", "5000", "0", 1);
   server.clock().advance(1000);
   // Active expiry runs every 100 ms of real time: the grant arrives within a few ticks.
-  std::uint64_t t = TokenOf(w.ReadReply());
+  std::uint64_t t = LockTokenOf(w.ReadReply());
   EXPECT_NE(t, 0u);
   EXPECT_EQ(obs.Command("GET", "k"), Bulk("b"));
   EXPECT_EQ(obs.Command("PTTL", "k"), ":5000\r\n");
@@ -181,12 +181,12 @@ TEST(LockWire, ExpiryHandsOffOnTheTickWithoutAnyAccess) {
 TEST(LockWire, ExpiryHandsOffOnTheFirstAccessBeforeTheTick) {
   EmbeddedServer server;
   RawConnection holder(server.port()), w(server.port()), obs(server.port());
-  ASSERT_NE(TokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "1000")), 0u);
-  Park(w, obs, "k", "b", "5000", "0", 1);
+  ASSERT_NE(LockTokenOf(holder.Command("LOCK.ACQUIRE", "k", "a", "1000")), 0u);
+  LockPark(w, obs, "k", "b", "5000", "0", 1);
   server.clock().advance(1000);
   // A SET NX right after the expiry cannot steal the lock from the queue.
   EXPECT_EQ(obs.Command("SET", "k", "intruder", "NX", "PX", "1000"), "$-1\r\n");
-  EXPECT_NE(TokenOf(w.ReadReply()), 0u);
+  EXPECT_NE(LockTokenOf(w.ReadReply()), 0u);
   EXPECT_EQ(obs.Command("GET", "k"), Bulk("b"));
 }
 
@@ -199,9 +199,9 @@ TEST(LockWire, DeleteOfAnyKindHandsOff) {
       {"PEXPIRE", "k", "0"}};
   for (const auto& del : deletes) {
     ASSERT_EQ(obs.Command("SET", "k", "holder", "PX", "60000"), "+OK\r\n");
-    Park(w, obs, "k", "w", "60000", "0", 1);
+    LockPark(w, obs, "k", "w", "60000", "0", 1);
     obs.CommandArgs(del);
-    ASSERT_NE(TokenOf(w.ReadReply()), 0u) << del[0];
+    ASSERT_NE(LockTokenOf(w.ReadReply()), 0u) << del[0];
     EXPECT_EQ(obs.Command("GET", "k"), Bulk("w")) << del[0];
     ASSERT_EQ(obs.Command("DEL", "k"), ":1\r\n");
   }
@@ -218,7 +218,7 @@ TEST(LockWire, MixedClientsSeeOneTruth) {
   EXPECT_EQ(c.Command("LOCK.RELEASE", "k", "tok1"), ":1\r\n");
   // A LOCK.ACQUIRE lock blocks SET NX and is released by the compare-and-delete script's
   // native equivalent.
-  ASSERT_NE(TokenOf(c.Command("LOCK.ACQUIRE", "k", "tok2", "1000")), 0u);
+  ASSERT_NE(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "tok2", "1000")), 0u);
   EXPECT_EQ(c.Command("SET", "k", "x", "NX", "PX", "1000"), "$-1\r\n");
   EXPECT_EQ(c.Command("DELEX", "k", "IFEQ", "tok1"), ":0\r\n");
   EXPECT_EQ(c.Command("DELEX", "k", "IFEQ", "tok2"), ":1\r\n");
@@ -228,7 +228,7 @@ TEST(LockWire, MixedClientsSeeOneTruth) {
 TEST(LockWire, WallClockStepsNeitherFreeNorExtendButPxatFollowsWallTime) {
   EmbeddedServer server;
   RawConnection c(server.port());
-  ASSERT_NE(TokenOf(c.Command("LOCK.ACQUIRE", "lock", "a", "1000")), 0u);
+  ASSERT_NE(LockTokenOf(c.Command("LOCK.ACQUIRE", "lock", "a", "1000")), 0u);
   std::int64_t wall = server.clock().Now().wall_ms;
   ASSERT_EQ(c.Command("SET", "abs", "v", "PXAT", std::to_string(wall + 5000)), "+OK\r\n");
   server.clock().step_wall(10'000);
@@ -252,22 +252,22 @@ TEST(LockWire, FencingTokensIncreaseAcrossReleaseExpiryDelAndRestart) {
   {
     EmbeddedServer server(EmbeddedServer::DefaultOptions(), wall);
     RawConnection c(server.port());
-    tokens.push_back(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
+    tokens.push_back(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
     c.Command("LOCK.RELEASE", "k", "a");
-    tokens.push_back(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
+    tokens.push_back(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
     server.clock().advance(1000);
-    tokens.push_back(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
+    tokens.push_back(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
     c.Command("DEL", "k");
-    tokens.push_back(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
+    tokens.push_back(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
     server.clock().step_wall(-60'000);  // a step back inside one run changes nothing
     c.Command("DEL", "k");
-    tokens.push_back(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
+    tokens.push_back(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
   }
   {
     // A new process one millisecond later (the wall clock moved forward).
     EmbeddedServer server(EmbeddedServer::DefaultOptions(), wall + 1001);
     RawConnection c(server.port());
-    tokens.push_back(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
+    tokens.push_back(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")));
   }
   for (std::size_t i = 0; i < tokens.size(); ++i) ASSERT_NE(tokens[i], 0u) << i;
   for (std::size_t i = 1; i < tokens.size(); ++i) EXPECT_GT(tokens[i], tokens[i - 1]) << i;
@@ -276,17 +276,17 @@ TEST(LockWire, FencingTokensIncreaseAcrossReleaseExpiryDelAndRestart) {
 TEST(LockWire, WaitInsideMultiDoesNotBlock) {
   EmbeddedServer server;
   RawConnection c(server.port());
-  ASSERT_NE(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
+  ASSERT_NE(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "60000")), 0u);
   ASSERT_EQ(c.Command("MULTI"), "+OK\r\n");
   ASSERT_EQ(c.Command("LOCK.ACQUIRE", "k", "b", "1000", "WAIT", "0"), "+QUEUED\r\n");
   EXPECT_EQ(c.Command("EXEC"), "*1\r\n$-1\r\n");
-  EXPECT_EQ(WaitersOf(c, "k"), 0);
+  EXPECT_EQ(LockWaitersOf(c, "k"), 0);
 }
 
 TEST(LockWire, InfoLocksSection) {
   EmbeddedServer server;
   RawConnection c(server.port());
-  ASSERT_NE(TokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")), 0u);
+  ASSERT_NE(LockTokenOf(c.Command("LOCK.ACQUIRE", "k", "a", "1000")), 0u);
   c.Command("LOCK.ACQUIRE", "k", "b", "1000");
   c.Command("LOCK.RELEASE", "k", "b");
   server.clock().advance(1000);
@@ -314,7 +314,7 @@ TEST(LockWire, FiftyContendingWaitersIncrementACounterExactlyOnceEach) {
     threads.emplace_back([&, i] {
       RawConnection c(server.port(), 20000ms);
       const std::string owner = "owner-" + std::to_string(i);
-      std::uint64_t t = TokenOf(c.Command("LOCK.ACQUIRE", "lock", owner, "30000", "WAIT", "0"));
+      std::uint64_t t = LockTokenOf(c.Command("LOCK.ACQUIRE", "lock", owner, "30000", "WAIT", "0"));
       if (t == 0) {
         errors[i] = "not granted";
         return;

@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kOom = "-OOM command not allowed when used memory > 'maxmemory'.\r\n";
 
-std::int64_t InfoField(RawConnection& c, const std::string& field) {
+std::int64_t MaxmemoryInfoField(RawConnection& c, const std::string& field) {
   const std::string info = c.Command("INFO", "memory");
   const auto pos = info.find("\r\n" + field + ":");
   if (pos == std::string::npos) return -1;
@@ -26,12 +26,12 @@ std::int64_t InfoField(RawConnection& c, const std::string& field) {
 TEST(MaxmemoryWire, FillsUpThenRefusesGrowingCommandsAndRecoversAfterDeletes) {
   EmbeddedServer server;
   RawConnection c(server.port());
-  const std::int64_t used = InfoField(c, "used_memory");
+  const std::int64_t used = MaxmemoryInfoField(c, "used_memory");
   ASSERT_GT(used, 0);
   // 2 MB of room: the slab's pages and the index grow with every key.
   const std::int64_t limit = used + 2 * 1024 * 1024;
   ASSERT_EQ(c.Command("CONFIG", "SET", "maxmemory", std::to_string(limit)), "+OK\r\n");
-  EXPECT_EQ(InfoField(c, "maxmemory"), limit);
+  EXPECT_EQ(MaxmemoryInfoField(c, "maxmemory"), limit);
 
   const std::string token(22, 't');
   int stored = 0;
@@ -50,7 +50,7 @@ TEST(MaxmemoryWire, FillsUpThenRefusesGrowingCommandsAndRecoversAfterDeletes) {
   EXPECT_GT(stored, 10000);
   // The slabs are counted live, the heap (where the index grows) as of the last refresh, at
   // most 100 ms old: a burst can pass the limit by what the heap grew meanwhile.
-  EXPECT_LE(InfoField(c, "used_memory"), limit + 512 * 1024) << "stops near the limit";
+  EXPECT_LE(MaxmemoryInfoField(c, "used_memory"), limit + 512 * 1024) << "stops near the limit";
 
   EXPECT_EQ(c.Command("LOCK.ACQUIRE", "lock:new", "owner", "10000"), kOom);
   EXPECT_EQ(c.Command("INCR", "counter"), kOom);

@@ -64,7 +64,7 @@ TEST(OperatorWire, PauseWritePostponesPublishAndFcall) {
   }
 }
 
-Options WithDebug() {
+Options OperatorWithDebug() {
   Options o = EmbeddedServer::DefaultOptions();
   o.enable_debug_command = true;
   return o;
@@ -74,7 +74,7 @@ Options WithDebug() {
 // recorded while latency-monitor-threshold is 0; then LATEST, HISTORY (one sample per
 // second, the worst of it), DOCTOR, GRAPH and RESET answer in Redis's shapes.
 TEST(OperatorWire, LatencyMonitorRecordsSlowCommands) {
-  EmbeddedServer server(WithDebug());
+  EmbeddedServer server(OperatorWithDebug());
   RawConnection c(server.port());
   EXPECT_EQ(c.Command("CONFIG", "GET", "latency-monitor-threshold"),
             "*2\r\n$25\r\nlatency-monitor-threshold\r\n$1\r\n0\r\n");
@@ -115,7 +115,7 @@ TEST(OperatorWire, LatencyMonitorRecordsSlowCommands) {
 }
 
 // The integer value of `name` in MEMORY STATS's RESP2 reply (a flat array), -1 if absent.
-long long StatOf(const std::string& reply, const std::string& name) {
+long long OperatorStatOf(const std::string& reply, const std::string& name) {
   const std::string tag = "$" + std::to_string(name.size()) + "\r\n" + name + "\r\n:";
   const auto pos = reply.find(tag);
   if (pos == std::string::npos) return -1;
@@ -129,20 +129,20 @@ TEST(OperatorWire, MemoryStatsFollowTheKeys) {
   RawConnection c(server.port());
   std::string stats = c.Command("MEMORY", "STATS");
   ASSERT_EQ(stats.substr(0, 26), "*54\r\n$14\r\npeak.allocated\r\n") << stats;
-  EXPECT_EQ(StatOf(stats, "keys.count"), 0);
+  EXPECT_EQ(OperatorStatOf(stats, "keys.count"), 0);
   EXPECT_EQ(stats.find("db.0"), std::string::npos);
   for (int i = 0; i < 2000; ++i) {
     ASSERT_EQ(c.Command("SET", "key:" + std::to_string(i), std::string(100, 'v')), "+OK\r\n");
   }
   stats = c.Command("MEMORY", "STATS");
   ASSERT_EQ(stats.substr(0, 5), "*56\r\n") << stats;
-  EXPECT_EQ(StatOf(stats, "keys.count"), 2000);
-  const long long total = StatOf(stats, "total.allocated");
-  EXPECT_GE(StatOf(stats, "peak.allocated"), total);
-  EXPECT_GT(total - StatOf(stats, "startup.allocated"), 2000 * 100);
-  EXPECT_GT(StatOf(stats, "keys.bytes-per-key"), 100);
-  EXPECT_GT(StatOf(stats, "overhead.hashtable.main"), 2000 * 8 - 1);
-  EXPECT_GT(StatOf(stats, "allocator.resident"), 0);
+  EXPECT_EQ(OperatorStatOf(stats, "keys.count"), 2000);
+  const long long total = OperatorStatOf(stats, "total.allocated");
+  EXPECT_GE(OperatorStatOf(stats, "peak.allocated"), total);
+  EXPECT_GT(total - OperatorStatOf(stats, "startup.allocated"), 2000 * 100);
+  EXPECT_GT(OperatorStatOf(stats, "keys.bytes-per-key"), 100);
+  EXPECT_GT(OperatorStatOf(stats, "overhead.hashtable.main"), 2000 * 8 - 1);
+  EXPECT_GT(OperatorStatOf(stats, "allocator.resident"), 0);
   EXPECT_NE(stats.find("$18\r\ndataset.percentage\r\n$"), std::string::npos) << stats;
   EXPECT_NE(c.Command("MEMORY", "DOCTOR").find("Sam"), std::string::npos);
   EXPECT_NE(c.Command("MEMORY", "MALLOC-STATS").find("<malloc version="), std::string::npos);

@@ -22,7 +22,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-constexpr char kBusy[] =
+constexpr char kFreezeBusy[] =
     "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
     "NOSAVE.\r\n";
 constexpr int kThresholdMs = 200;
@@ -30,7 +30,7 @@ constexpr int kThresholdMs = 200;
 // With two io threads connections alternate between them: the script runs on the first
 // connection's worker and the other client is served by the second one. With one, every
 // client is on the worker of the script's client.
-LatchdProcess StartLatchd(int io_threads = 2) {
+LatchdProcess StartFreezeLatchd(int io_threads = 2) {
   return LatchdProcess({"--io-threads", std::to_string(io_threads), "--busy-reply-threshold",
                         std::to_string(kThresholdMs)});
 }
@@ -51,7 +51,7 @@ void StartScript(Clients& c, const std::string& script) {
   for (int i = 0; i < 200 && !running; ++i) {
     const std::string list = c.other.Command("CLIENT", "LIST");
     ASSERT_TRUE(list.rfind("<no reply", 0) != 0) << "CLIENT LIST unanswered: " << list;
-    running = list.find("cmd=eval") != std::string::npos || list == kBusy;
+    running = list.find("cmd=eval") != std::string::npos || list == kFreezeBusy;
     if (!running) std::this_thread::sleep_for(milliseconds(5));
   }
   ASSERT_TRUE(running) << "the script never started";
@@ -70,19 +70,19 @@ void ExpectBusyGet(Clients& c) {
     reply = c.other.Command("GET", "k");
     waited = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
   } while (reply == "$-1\r\n" && Clock::now() < give_up);
-  EXPECT_EQ(reply, kBusy);
+  EXPECT_EQ(reply, kFreezeBusy);
   EXPECT_LT(waited, kThresholdMs + 800) << "BUSY came late";
 }
 
 // A script that has not written: other clients get BUSY, SCRIPT KILL ends it and its client
 // gets redis-server 7.0.15's exact text; both clients are served again afterwards.
 void ExpectScriptKillEndsTheLoop(int io_threads) {
-  LatchdProcess latchd = StartLatchd(io_threads);
+  LatchdProcess latchd = StartFreezeLatchd(io_threads);
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   Clients c(latchd.port());
   StartScript(c, "while true do end");
   ExpectBusyGet(c);
-  EXPECT_EQ(c.other.Command("PING"), kBusy);
+  EXPECT_EQ(c.other.Command("PING"), kFreezeBusy);
   EXPECT_EQ(c.other.Command("SCRIPT", "KILL"), "+OK\r\n");
   auto reply = c.runner.ReadReply();
   ASSERT_TRUE(reply.has_value()) << "the script was not stopped";
@@ -96,7 +96,7 @@ void ExpectScriptKillEndsTheLoop(int io_threads) {
 // A script that wrote cannot be killed (Redis's exact UNKILLABLE text); SHUTDOWN NOSAVE ends
 // the server, which exits 0.
 void ExpectShutdownNosaveEndsAScriptThatWrote(int io_threads) {
-  LatchdProcess latchd = StartLatchd(io_threads);
+  LatchdProcess latchd = StartFreezeLatchd(io_threads);
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   Clients c(latchd.port());
   StartScript(c, "redis.call('set', 'w', '1') while true do end");
@@ -138,7 +138,7 @@ TEST(ScriptFreeze, ScriptThatWroteEndsWithShutdownNosave) {
 
 TEST(ScriptFreeze, SigtermEndsTheServerDuringALongScript) {
   LATCH_SKIP_SLOW_LUA();
-  LatchdProcess latchd = StartLatchd();
+  LatchdProcess latchd = StartFreezeLatchd();
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   Clients c(latchd.port());
   StartScript(c, "redis.call('set', 'w', '1') while true do end");

@@ -19,10 +19,10 @@
 namespace latch::test {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-std::int64_t IntOf(const std::string& bulk) {
+std::int64_t WritePathIntOf(const std::string& bulk) {
   // "$<n>\r\n<digits>\r\n"
   const auto start = bulk.find("\r\n");
   return start == std::string::npos ? -1 : std::stoll(bulk.substr(start + 2));
@@ -58,7 +58,7 @@ TEST(WritePathWire, WatchMissesNoWriteUnderRacingIncrements) {
           return;
         }
         c.Command("MULTI");
-        c.Command("SET", "c", std::to_string(IntOf(*value) + 1));
+        c.Command("SET", "c", std::to_string(WritePathIntOf(*value) + 1));
         const std::string exec = c.Command("EXEC");
         if (exec == "*1\r\n+OK\r\n") ++committed;
       }
@@ -80,7 +80,7 @@ TEST(WritePathWire, WatchMissesNoWriteUnderRacingIncrements) {
   for (auto& t : threads) t.join();
   ASSERT_FALSE(failed) << "a connection failed";
   RawConnection c(server.port());
-  EXPECT_EQ(IntOf(c.Command("GET", "c")), committed.load() + kWriters * kIncrs)
+  EXPECT_EQ(WritePathIntOf(c.Command("GET", "c")), committed.load() + kWriters * kIncrs)
       << committed.load() << " EXECs committed";
 }
 
@@ -158,14 +158,14 @@ TEST(WritePathWire, DelOfAMillionKeysIsLinear) {
   del.push_back("key:7");  // a duplicate is deleted once
   const std::string request = RawConnection::Encode(del);
   RawConnection other(server.port(), milliseconds(30000));
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   const std::int64_t cpu_start = ProcessCpuMs();
   ASSERT_TRUE(loader.Send(request));
   EXPECT_EQ(other.Command("PING"), "+PONG\r\n");
   EXPECT_EQ(other.Command("SET", "elsewhere", "1"), "+OK\r\n");
   const auto reply = loader.ReadReply();
   const std::int64_t cpu = ProcessCpuMs() - cpu_start;
-  const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
+  const auto took = std::chrono::duration_cast<milliseconds>(SteadyClock::now() - start).count();
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(*reply, ":1000000\r\n");
   EXPECT_LT(cpu, 3000) << "DEL of " << kKeys << " keys cost " << cpu << " ms of CPU";

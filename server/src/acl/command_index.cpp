@@ -2,8 +2,8 @@
 
 #include <array>
 
-#include "commands/arg_parse.h"
-#include "commands/command_table.h"
+#include "catalogue/command_catalogue.h"
+#include "latch/protocol/case_fold.h"
 
 namespace latch::acl {
 namespace {
@@ -83,7 +83,7 @@ std::uint32_t CategoriesOf(const CommandSpec& spec) {
   return c;
 }
 
-CommandIndex::CommandIndex(const CommandTable& table) {
+CommandIndex::CommandIndex(const CommandCatalogue& table) {
   auto add = [this](const CommandSpec& s) {
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(Entry{&s, id, CategoriesOf(s), {}});

@@ -12,7 +12,7 @@
 
 namespace latch {
 struct CommandSpec;
-class CommandTable;
+class CommandCatalogue;
 }  // namespace latch
 
 namespace latch::acl {
@@ -57,7 +57,7 @@ class CommandIndex {
     std::uint32_t categories;
     std::vector<std::uint32_t> subs;  // ids of a container's subcommands
   };
-  explicit CommandIndex(const CommandTable& table);
+  explicit CommandIndex(const CommandCatalogue& table);
   const Entry* Of(const CommandSpec* spec) const;
   // "get" or "client|id", case-insensitive; nullptr when unknown.
   const Entry* ByName(std::string_view name) const;

@@ -1,6 +1,6 @@
 #include "acl/registry.h"
 
-#include "commands/command_table.h"
+#include "catalogue/command_catalogue.h"
 #include "latch/protocol/error_arg.h"
 
 namespace latch::acl {

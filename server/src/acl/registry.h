@@ -18,17 +18,18 @@
 #include "acl/acl_log.h"
 #include "acl/command_index.h"
 #include "acl/user.h"
+#include "metrics/acl_counters.h"
 
 namespace latch {
-class CommandTable;
+class CommandCatalogue;
 }  // namespace latch
 
 namespace latch::acl {
 
-class Registry {
+class Registry : public AclDenialCounters {
  public:
   // `commands` is ServerState::commands: read on first use, once the table exists.
-  explicit Registry(const CommandTable* const& commands) : commands_(commands) {}
+  explicit Registry(const CommandCatalogue* const& commands) : commands_(commands) {}
 
   std::uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
   // False while ServerState has no command table (unit tests that build state by hand):
@@ -58,13 +59,12 @@ class Registry {
   bool DefaultNeedsAuth() const;
 
   AclLog& log() { return log_; }
-  std::atomic<std::uint64_t> denied_auth{0}, denied_cmd{0}, denied_key{0}, denied_channel{0};
 
  private:
   void EnsureDefault() const;  // under the exclusive lock, after the index exists
   void Publish(User u);        // under the exclusive lock
 
-  const CommandTable* const& commands_;
+  const CommandCatalogue* const& commands_;
   mutable std::once_flag index_once_;
   mutable std::unique_ptr<CommandIndex> index_;
   mutable std::shared_mutex mu_;

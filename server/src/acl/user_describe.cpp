@@ -2,7 +2,7 @@
 #include <climits>
 
 #include "acl/user.h"
-#include "commands/command_table.h"
+#include "catalogue/command_catalogue.h"
 
 namespace latch::acl {
 namespace {

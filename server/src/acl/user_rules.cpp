@@ -4,8 +4,8 @@
 
 #include "acl/sha256.h"
 #include "acl/user.h"
-#include "commands/arg_parse.h"
-#include "commands/command_table.h"
+#include "catalogue/command_catalogue.h"
+#include "latch/protocol/case_fold.h"
 
 namespace latch::acl {
 namespace {

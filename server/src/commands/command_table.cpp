@@ -7,17 +7,16 @@
 #include <stdexcept>
 #include <string>
 
-#include "acl/permission.h"
+#include "commands/acl_gate.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
+#include "commands/command_record.h"
 #include "commands/dispatch_fast_path.h"
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "journal/server_hooks.h"
-#include "commands/command_record.h"
 #include "latch/protocol/error_arg.h"
-#include "testing/fault_hook.h"
 
 namespace latch {
 
@@ -55,19 +54,6 @@ std::string UnknownCommandError(std::span<const std::string_view> args) {
 
 }  // namespace
 
-std::string_view CommandSpec::short_name() const {
-  std::string_view n = name;
-  auto bar = n.find('|');
-  return bar == std::string_view::npos ? n : n.substr(bar + 1);
-}
-
-const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {
-  for (const auto& s : subcommands) {
-    if (EqualsNoCase(sub, s.short_name())) return &s;
-  }
-  return nullptr;
-}
-
 CommandTable::CommandTable() {
   RegisterConnectionCommands(*this);
   RegisterStringCommands(*this);
@@ -98,27 +84,6 @@ CommandTable::CommandTable() {
   RegisterObjectCommands(*this);
   RegisterLatencyCommands(*this);
   RegisterMonitorCommand(*this);
-}
-
-void CommandTable::Add(CommandSpec spec) {
-  spec.stat_id = next_stat_id_++;
-  for (CommandSpec& sub : spec.subcommands) sub.stat_id = next_stat_id_++;
-  if (next_stat_id_ > CommandStats::kMaxCommands) throw std::logic_error("too many commands");
-  index_[spec.name] = specs_.size();
-  specs_.push_back(std::move(spec));
-}
-
-const CommandSpec* CommandTable::Find(std::string_view name) const {
-  // Fold and hash in one pass, then look up with the precomputed hash.
-  char buf[64];
-  if (name.size() > sizeof(buf)) return nullptr;
-  std::size_t h = NameHash::kSeed;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    buf[i] = AsciiLower(name[i]);
-    h = NameHash::Step(h, buf[i]);
-  }
-  auto it = index_.find(std::string_view(buf, name.size()), h);
-  return it == index_.end() ? nullptr : &specs_[it->second];
 }
 
 namespace {
@@ -180,15 +145,6 @@ const CommandSpec* Refuse(const CommandSpec& spec, CommandContext& ctx, std::str
   return nullptr;
 }
 }  // namespace
-
-const CommandSpec* CommandTable::FindCommand(std::span<const std::string> args) const {
-  if (args.empty()) return nullptr;
-  const CommandSpec* spec = Find(args[0]);
-  if (spec != nullptr && spec->IsContainer() && args.size() >= 2) {
-    spec = spec->FindSubcommand(args[1]);
-  }
-  return spec;
-}
 
 namespace {
 // The keys a command names, from its legacy key positions: a view of the arguments when
@@ -274,7 +230,7 @@ namespace {
 // run; or null, with *answer set to what Dispatch returns (null when refused; the command
 // when it was postponed by CLIENT PAUSE, queued in MULTI or intercepted by a test fault).
 const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
-                                const CommandSpec** answer) {
+                                CommandTable::Interceptor intercept, const CommandSpec** answer) {
   *answer = nullptr;
   // Inside MULTI, a command rejected here also dooms the transaction (EXECABORT).
   const bool was_error = ctx.session.multi_error;
@@ -347,7 +303,7 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
       return nullptr;
     }
   }
-  if (ctx.server.faults.active() && testing::InterceptCommand(*spec, ctx)) {
+  if (ctx.server.faults.active() && intercept != nullptr && intercept(*spec, ctx)) {
     *answer = spec;
     return nullptr;
   }
@@ -359,16 +315,16 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
 // and the checks: commands/dispatch_fast_path.h says when that gives the same answer.
 const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   const std::int64_t batch_mark = CommandBatch::Take();  // metrics/command_stats.h
-  const CommandSpec* spec = dispatch::Recall(specs_, ctx.args[0]);
+  const CommandSpec* spec = dispatch::Recall(specs(), ctx.args[0]);
   if (spec == nullptr) [[unlikely]] {
     spec = Find(ctx.args[0]);
-    if (spec != nullptr) dispatch::Remember(specs_, spec);
+    if (spec != nullptr) dispatch::Remember(specs(), spec);
   }
   if (spec != nullptr && dispatch::Ordinary(*spec, ctx)) [[likely]] {
     ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
   } else {
     const CommandSpec* answer;
-    spec = CheckUnusual(spec, ctx, &answer);
+    spec = CheckUnusual(spec, ctx, interceptor_, &answer);
     if (spec == nullptr) return answer;
   }
   const CommandTimer timer(batch_mark, ctx.origin == CommandOrigin::kClient);

@@ -1,101 +1,42 @@
 #pragma once
-// The declarative command table: name, arity (Redis's +N / -N convention), flags, key
-// positions and handler. Dispatch() does lookup (case-insensitive), subcommand lookup,
-// arity and authentication checks in one place, with Redis's error texts, before any
-// handler runs.
+// The dispatcher over the command catalogue (catalogue/command_catalogue.h): the
+// constructor registers every built-in command; Dispatch() does lookup (case-insensitive),
+// subcommand lookup, arity and authentication checks in one place, with Redis's error texts,
+// before any handler runs.
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <tsl/robin_map.h>
-
+#include "catalogue/command_catalogue.h"
 #include "commands/context.h"
 
 namespace latch {
 
-using CommandHandler = void (*)(CommandContext&);
-
-enum CommandFlag : std::uint32_t {
-  kCmdWrite = 1 << 0,
-  kCmdReadonly = 1 << 1,
-  kCmdFast = 1 << 2,
-  kCmdNoAuth = 1 << 3,      // allowed before AUTH
-  kCmdAdmin = 1 << 4,
-  kCmdLoading = 1 << 5,
-  kCmdStale = 1 << 6,
-  kCmdNoScript = 1 << 7,    // not callable from scripts
-  kCmdDenyOom = 1 << 8,
-  kCmdPubSub = 1 << 9,
-  kCmdBlocking = 1 << 10,
-  kCmdAllowBusy = 1 << 11,  // allowed while a script runs too long
-  kCmdTxControl = 1 << 12,  // runs at once inside MULTI instead of being queued
-  kCmdOwnKeyLocks = 1 << 13,  // Dispatch does not hold the key shards: the handler locks
-  kCmdSubscriberContext = 1 << 14,  // allowed to a RESP2 client in subscriber mode
-};
-
-struct CommandSpec {
-  std::string name;  // lowercase; "client|id" for a subcommand
-  int arity = 0;     // N: exactly N args (name included); -N: at least N
-  std::uint32_t flags = 0;
-  int first_key = 0, last_key = 0, key_step = 0;  // Redis's legacy key positions
-  CommandHandler handler = nullptr;
-  std::string_view group;    // COMMAND DOCS: "string", "generic", "connection", "server"...
-  std::string_view summary;  // COMMAND DOCS
-  std::string_view since;    // COMMAND DOCS
-  std::vector<CommandSpec> subcommands;  // container commands (CLIENT, CONFIG, COMMAND)
-  std::uint16_t stat_id = 0;  // index into metrics/command_stats.h, set by CommandTable::Add
-
-  bool IsContainer() const { return !subcommands.empty(); }
-  // The name a user types: "setname" for "client|setname".
-  std::string_view short_name() const;
-  const CommandSpec* FindSubcommand(std::string_view name) const;
-};
-
-class CommandTable {
+// Every built-in command, and the dispatcher that checks and runs them. ServerState holds it
+// twice: as `commands` (to dispatch) and as `catalogue` (to read).
+class CommandTable : public CommandCatalogue {
  public:
   CommandTable();  // registers every built-in command
-
-  void Add(CommandSpec spec);
-  const CommandSpec* Find(std::string_view name) const;  // case-insensitive
-  // The spec a command line runs: a container's subcommand when one is named; nullptr when
-  // unknown. No arity or flag checks (Dispatch does those).
-  const CommandSpec* FindCommand(std::span<const std::string> args) const;
-  template <class Fn>
-  void ForEach(Fn&& fn) const {
-    for (const auto& spec : specs_) fn(spec);
-  }
-  std::size_t size() const { return specs_.size(); }
 
   // Checks and runs one command; the reply (or error) is written to ctx.out. Returns the
   // command (or subcommand) that ran, nullptr when it was rejected before running.
   const CommandSpec* Dispatch(CommandContext& ctx) const;
 
+  // Fault injection's way into the dispatcher, owned here so that the dispatcher depends on
+  // no implementation of it: testing/fault_hook.h implements one and the server
+  // (server.cpp) registers it before the table is shared. While ServerState::faults is
+  // active, a client's own command is offered to it first; true means it took the command
+  // over (answered, parked or dropped it) and the handler must not run.
+  using Interceptor = bool (*)(const CommandSpec& spec, CommandContext& ctx);
+  void SetInterceptor(Interceptor interceptor) { interceptor_ = interceptor; }
+
  private:
-  // FNV-1a: command names are short, and Find() folds case and hashes in the same loop.
-  struct NameHash {
-    using is_transparent = void;
-    static constexpr std::size_t kSeed = 14695981039346656037ULL;
-    static constexpr std::size_t Step(std::size_t h, char c) {
-      return (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-    }
-    std::size_t operator()(std::string_view s) const {
-      std::size_t h = kSeed;
-      for (char c : s) h = Step(h, c);
-      return h;
-    }
-  };
-  struct NameEq {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
-  };
   // Holds the command's key shards (resolved once into ctx.keys) around the handler, or
   // answers BUSY when a script past busy-reply-threshold holds one.
   void RunHandler(const CommandSpec& spec, CommandContext& ctx) const;
-  std::vector<CommandSpec> specs_;  // stable after construction
-  std::uint16_t next_stat_id_ = 0;
-  tsl::robin_map<std::string, std::size_t, NameHash, NameEq> index_;
+  Interceptor interceptor_ = nullptr;
 };
 
 // HELP subcommands: one simple string per line, as Redis replies them.

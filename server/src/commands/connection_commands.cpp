@@ -3,14 +3,14 @@
 #include <optional>
 #include <string>
 
-#include "acl/permission.h"
+#include "commands/acl_gate.h"
 #include "commands/arg_parse.h"
 #include "commands/client_list.h"
+#include "commands/client_subscriptions.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/subcommand.h"
 #include "commands/transaction_commands.h"
-#include "commands/client_subscriptions.h"
 #include "latch/protocol/error_arg.h"
 
 namespace latch {

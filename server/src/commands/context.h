@@ -7,10 +7,10 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
-#include "acl/session_acl.h"
+#include "commands/session.h"
 #include "latch/clock.h"
 #include "latch/protocol/reply_writer.h"
 #include "server_state.h"
@@ -18,37 +18,6 @@
 #include "store/op_env.h"
 
 namespace latch {
-
-namespace pubsub {
-class Subscriber;
-}  // namespace pubsub
-
-// Per-connection state that commands read and change. Owned by the connection; only its
-// worker thread touches it.
-struct Session {
-  std::shared_ptr<ClientInfo> info;
-  int proto = 2;
-  bool authenticated = true;
-  acl::SessionAcl acl;  // the ACL user (acl/permission.h)
-  bool close_after_reply = false;  // QUIT, protocol errors
-  int db = 0;                      // SELECT: index into ServerState::dbs
-
-  // MULTI/EXEC/WATCH (see transaction_commands.cpp).
-  bool in_multi = false;
-  bool multi_error = false;                    // a command was rejected while queuing
-  std::vector<std::vector<std::string>> queued;  // owned copies of the queued commands
-  std::unique_ptr<WatchRegistry::Watcher> watcher;
-  std::vector<std::string> watched_keys;
-  std::vector<int> watched_dbs;  // per watched key: its database
-  std::vector<char> watched_existed;  // per watched key: live when WATCH ran
-
-  // Pub/sub (commands/client_subscriptions.h): channels plus patterns subscribed (non-zero:
-  // subscriber mode), the mailbox publishers push into, and how the connection is told to
-  // drain it (any thread; empty where a client cannot receive pushes, e.g. REST).
-  int subscriptions = 0;
-  std::shared_ptr<pubsub::Subscriber> subscriber;
-  std::function<void()> push_wake;
-};
 
 // A client parked by a blocking command (LOCK.ACQUIRE ... WAIT). The connection stops
 // running that client's commands until exactly one of three things happens first: a claim

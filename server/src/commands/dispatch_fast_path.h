@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "acl/permission.h"
+#include "commands/acl_gate.h"
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 

@@ -153,8 +153,8 @@ void HIncrByFloatCommand(CommandContext& ctx) {
   }
 }
 
-void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags,
-         CommandHandler handler, std::string_view summary, std::string_view since) {
+void AddHashCommand(CommandTable& t, const char* name, int arity, std::uint32_t flags,
+                    CommandHandler handler, std::string_view summary, std::string_view since) {
   t.Add({.name = name, .arity = arity, .flags = flags, .first_key = 1, .last_key = 1,
          .key_step = 1, .handler = handler, .group = "hash", .summary = summary,
          .since = since});
@@ -165,31 +165,37 @@ void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags,
 void RegisterHashCommands(CommandTable& t) {
   const auto w = kCmdWrite | kCmdDenyOom | kCmdFast;
   const auto r = kCmdReadonly | kCmdFast;
-  Add(t, "hset", -4, w, HSetCommand, "Creates or modifies the value of a field in a hash.",
-      "2.0.0");
-  Add(t, "hmset", -4, w, HMSetCommand, "Sets the values of multiple fields.", "2.0.0");
-  Add(t, "hsetnx", 4, w, HSetNxCommand,
-      "Sets the value of a field in a hash only when the field doesn't exist.", "2.0.0");
-  Add(t, "hget", 3, r, HGetCommand, "Returns the value of a field in a hash.", "2.0.0");
-  Add(t, "hmget", -3, r, HMGetCommand, "Returns the values of all fields in a hash.", "2.0.0");
-  Add(t, "hdel", -3, kCmdWrite | kCmdFast, HDelCommand,
+  AddHashCommand(t, "hset", -4, w, HSetCommand,
+                 "Creates or modifies the value of a field in a hash.", "2.0.0");
+  AddHashCommand(t, "hmset", -4, w, HMSetCommand, "Sets the values of multiple fields.", "2.0.0");
+  AddHashCommand(t, "hsetnx", 4, w, HSetNxCommand,
+                 "Sets the value of a field in a hash only when the field doesn't exist.", "2.0.0");
+  AddHashCommand(t, "hget", 3, r, HGetCommand, "Returns the value of a field in a hash.", "2.0.0");
+  AddHashCommand(t, "hmget", -3, r, HMGetCommand, "Returns the values of all fields in a hash.",
+                 "2.0.0");
+  AddHashCommand(
+      t, "hdel", -3, kCmdWrite | kCmdFast, HDelCommand,
       "Deletes one or more fields and their values from a hash. Deletes the hash if no fields "
       "remain.",
       "2.0.0");
-  Add(t, "hexists", 3, r, HExistsCommand, "Determines whether a field exists in a hash.",
-      "2.0.0");
-  Add(t, "hlen", 2, r, HLenCommand, "Returns the number of fields in a hash.", "2.0.0");
-  Add(t, "hstrlen", 3, r, HStrLenCommand, "Returns the length of the value of a field.",
-      "3.2.0");
-  Add(t, "hgetall", 2, kCmdReadonly, HGetAllCommand,
-      "Returns all fields and values in a hash.", "2.0.0");
-  Add(t, "hkeys", 2, kCmdReadonly, HKeysCommand, "Returns all fields in a hash.", "2.0.0");
-  Add(t, "hvals", 2, kCmdReadonly, HValsCommand, "Returns all values in a hash.", "2.0.0");
-  Add(t, "hincrby", 4, w, HIncrByCommand,
+  AddHashCommand(t, "hexists", 3, r, HExistsCommand, "Determines whether a field exists in a hash.",
+                 "2.0.0");
+  AddHashCommand(t, "hlen", 2, r, HLenCommand, "Returns the number of fields in a hash.", "2.0.0");
+  AddHashCommand(t, "hstrlen", 3, r, HStrLenCommand, "Returns the length of the value of a field.",
+                 "3.2.0");
+  AddHashCommand(t, "hgetall", 2, kCmdReadonly, HGetAllCommand,
+                 "Returns all fields and values in a hash.", "2.0.0");
+  AddHashCommand(t, "hkeys", 2, kCmdReadonly, HKeysCommand, "Returns all fields in a hash.",
+                 "2.0.0");
+  AddHashCommand(t, "hvals", 2, kCmdReadonly, HValsCommand, "Returns all values in a hash.",
+                 "2.0.0");
+  AddHashCommand(
+      t, "hincrby", 4, w, HIncrByCommand,
       "Increments the integer value of a field in a hash by a number. Uses 0 as initial value "
       "if the field doesn't exist.",
       "2.0.0");
-  Add(t, "hincrbyfloat", 4, w, HIncrByFloatCommand,
+  AddHashCommand(
+      t, "hincrbyfloat", 4, w, HIncrByFloatCommand,
       "Increments the floating point value of a field by a number. Uses 0 as initial value if "
       "the field doesn't exist.",
       "2.6.0");

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "acl/command_index.h"
+#include "catalogue/command_keys.h"
 #include "commands/arg_parse.h"
 #include "commands/command_args.h"
-#include "commands/command_keys.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/subcommand.h"
@@ -214,7 +214,7 @@ void CommandListCommand(CommandContext& ctx) {
   for (std::string_view n : names) ctx.out.Bulk(n);
 }
 
-// COMMAND GETKEYS / GETKEYSANDFLAGS <command line>: the keys it names (commands/command_keys.h),
+// COMMAND GETKEYS / GETKEYSANDFLAGS <command line>: the keys it names (catalogue/command_keys.h),
 // with Redis's checks in Redis's order. The flags are those of COMMAND INFO's key spec (RW or
 // RO) with the access a key is used for; Redis's per-command key specs are finer (OW, RM,
 // insert, delete) and latch does not carry them.

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "commands/arg_parse.h"
+#include "commands/clock_advance.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/expiry_arg.h"
@@ -21,7 +22,6 @@
 #include "journal/journal.h"
 #include "metrics/lock_timings.h"
 #include "store/lock_ops.h"
-#include "testing/test_clock.h"
 
 namespace latch {
 namespace {
@@ -53,7 +53,7 @@ store::LockTable& TableFor(CommandContext& ctx, const KeyRef& k) {
 // backstop for a clock that does not move. Not on a ManualClock: there only the clock may end
 // the wait (a test that has not advanced it must not see a real-time timeout).
 void Park(CommandContext& ctx, const KeyRef& k, std::int64_t ttl, std::int64_t timeout) {
-  const bool manual = testing::ManualClockOf(ctx.server) != nullptr;
+  const bool manual = ManualClockOf(ctx.server) != nullptr;
   std::shared_ptr<BlockedClient> blocked = ctx.host->Block(manual ? 0 : timeout);
   // The connection's timer beat the table's deadline check (which counts its own timeouts):
   // the timeout is counted here, so latch_lock_wait_timeouts_total sees every one.
@@ -137,7 +137,7 @@ void ExtendCommand(CommandContext& ctx) {
   ctx.out.Integer(LockReply(store::OpExtend(TableFor(ctx, k), k, ctx.arg(2), ttl, ctx.now)));
 }
 
-void InfoCommand(CommandContext& ctx) {
+void LockInfoCommand(CommandContext& ctx) {
   const KeyRef& k = ctx.key(0);
   const std::optional<store::LockInfo> info = TableFor(ctx, k).Info(k.key, k.hash, ctx.now);
   if (!info) return ctx.out.Null();
@@ -172,8 +172,14 @@ void RegisterLockCommands(CommandTable& t) {
   t.Add({.name = "lock.extend", .arity = 4, .flags = w, .first_key = 1, .last_key = 1,
          .key_step = 1, .handler = ExtendCommand, .group = "lock",
          .summary = "Sets a new TTL on a lock held by the owner.", .since = "0.1.0"});
-  t.Add({.name = "lock.info", .arity = 2, .flags = kCmdReadonly | kCmdFast, .first_key = 1,
-         .last_key = 1, .key_step = 1, .handler = InfoCommand, .group = "lock",
+  t.Add({.name = "lock.info",
+         .arity = 2,
+         .flags = kCmdReadonly | kCmdFast,
+         .first_key = 1,
+         .last_key = 1,
+         .key_step = 1,
+         .handler = LockInfoCommand,
+         .group = "lock",
          .summary = "Returns a lock's owner, fencing token, TTL and number of waiters.",
          .since = "0.1.0"});
 }

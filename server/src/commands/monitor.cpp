@@ -23,7 +23,7 @@ std::string Source(const CommandContext& ctx) {
   return "unix:" + std::string(path);
 }
 
-std::string Line(const CommandSpec& spec, const CommandContext& ctx) {
+std::string MonitorLine(const CommandSpec& spec, const CommandContext& ctx) {
   char stamp[48];
   std::snprintf(stamp, sizeof(stamp), "+%lld.%06lld [0 ",
                 static_cast<long long>(ctx.now.wall_us / 1'000'000),
@@ -55,7 +55,7 @@ void MonitorCommand(CommandContext& ctx) {
 
 void FeedMonitors(MonitorFeed& feed, const CommandSpec& spec, const CommandContext& ctx) {
   if ((spec.flags & kCmdAdmin) || spec.name == "monitor") return;
-  feed.Push(Line(spec, ctx));
+  feed.Push(MonitorLine(spec, ctx));
 }
 
 void RegisterMonitorCommand(CommandTable& t) {

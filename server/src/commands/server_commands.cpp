@@ -10,6 +10,7 @@
 
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
+#include "commands/clock_advance.h"
 #include "commands/command_table.h"
 #include "commands/db_commands.h"
 #include "commands/errors.h"
@@ -20,11 +21,10 @@
 #include "journal/persistence.h"
 #include "latch/protocol/error_arg.h"
 #include "metrics/command_stats.h"
+#include "metrics/keyspace_info.h"
 #include "metrics/stats_registry.h"
-#include "net/tls_config_set.h"
 #include "scripting/script_engine.h"
 #include "store/object_encoding.h"
-#include "testing/test_clock.h"
 
 #ifndef LATCH_VERSION
 #define LATCH_VERSION "0.0.0"
@@ -119,7 +119,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("keyspace", true)) {
     s.append("# Keyspace\r\n");
-    AppendKeyspaceInfo(st, &s);
+    AppendKeyspaceInfo(st.dbs, &s);
     s.append("\r\n");
   }
   if (wants("locks", true)) {
@@ -189,7 +189,9 @@ void ConfigSetCommand(CommandContext& ctx) {
       allow_protected = ctx.session.info->unix_socket || IsLoopbackPeer(ctx.session.info->addr);
     }
     if (auto err = config::ConfigSet(updated, args, allow_protected)) return ctx.out.Error(*err);
-    if (auto err = ReloadTlsForConfigSet(ctx.server, updated, args)) return ctx.out.Error(*err);
+    if (ctx.server.reload_tls) {
+      if (auto err = ctx.server.reload_tls(updated, args)) return ctx.out.Error(*err);
+    }
     ctx.server.options = std::move(updated);
     ctx.server.SyncHotOptions();
     loglevel = ctx.server.options.loglevel;
@@ -284,11 +286,11 @@ void DebugCommand(CommandContext& ctx) {
   if (EqualsNoCase(sub, "advance-clock") && ctx.argc() == 3) {
     // Moves an injected ManualClock (as TEST.CLOCK ADVANCE); refused on the system clock.
     std::int64_t ms;
-    if (testing::ManualClockOf(ctx.server) == nullptr) {
+    if (ManualClockOf(ctx.server) == nullptr) {
       return ctx.out.Error("ERR the server runs on the system clock");
     }
     if (!ParseInt64(ctx.arg(2), &ms) || ms < 0) return ctx.out.Error(errors::kNotInteger);
-    if (auto error = testing::AdvanceClock(ctx.server, ms)) return ctx.out.Error(*error);
+    if (auto error = AdvanceClock(ctx.server, ms)) return ctx.out.Error(*error);
     return ctx.out.Ok();
   }
   if (EqualsNoCase(sub, "object") && ctx.argc() == 3) return DebugObject(ctx);

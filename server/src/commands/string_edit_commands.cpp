@@ -190,8 +190,9 @@ void SetRangeCommand(CommandContext& ctx) {
   }
 }
 
-void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags,
-         CommandHandler handler, std::string_view summary, std::string_view since) {
+void AddStringEditCommand(CommandTable& t, const char* name, int arity, std::uint32_t flags,
+                          CommandHandler handler, std::string_view summary,
+                          std::string_view since) {
   t.Add({.name = name, .arity = arity, .flags = flags, .first_key = 1, .last_key = 1,
          .key_step = 1, .handler = handler, .group = "string", .summary = summary,
          .since = since});
@@ -202,29 +203,36 @@ void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags,
 void RegisterStringEditCommands(CommandTable& t) {
   const auto w = kCmdWrite | kCmdDenyOom;
   const auto r = kCmdReadonly;
-  Add(t, "setex", 4, w, SetExCommand,
+  AddStringEditCommand(
+      t, "setex", 4, w, SetExCommand,
       "Sets the string value and expiration time of a key. Creates the key if it doesn't "
       "exist.",
       "2.0.0");
-  Add(t, "psetex", 4, w, PSetExCommand,
+  AddStringEditCommand(
+      t, "psetex", 4, w, PSetExCommand,
       "Sets both string value and expiration time in milliseconds of a key. The key is created "
       "if it doesn't exist.",
       "2.6.0");
-  Add(t, "getset", 3, w | kCmdFast, GetSetCommand,
+  AddStringEditCommand(
+      t, "getset", 3, w | kCmdFast, GetSetCommand,
       "Returns the previous string value of a key after setting it to a new value.", "1.0.0");
-  Add(t, "getex", -2, kCmdWrite | kCmdFast, GetExCommand,
-      "Returns the string value of a key after setting its expiration time.", "6.2.0");
-  Add(t, "append", 3, w | kCmdFast, AppendCommand,
+  AddStringEditCommand(t, "getex", -2, kCmdWrite | kCmdFast, GetExCommand,
+                       "Returns the string value of a key after setting its expiration time.",
+                       "6.2.0");
+  AddStringEditCommand(
+      t, "append", 3, w | kCmdFast, AppendCommand,
       "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0");
-  Add(t, "incrbyfloat", 3, w | kCmdFast, IncrByFloatCommand,
+  AddStringEditCommand(
+      t, "incrbyfloat", 3, w | kCmdFast, IncrByFloatCommand,
       "Increment the floating point value of a key by a number. Uses 0 as initial value if the "
       "key doesn't exist.",
       "2.6.0");
-  Add(t, "strlen", 2, r | kCmdFast, StrLenCommand, "Returns the length of a string value.",
-      "2.2.0");
-  Add(t, "getrange", 4, r, GetRangeCommand, "Returns a substring of the string stored at a key.",
-      "2.4.0");
-  Add(t, "setrange", 4, w, SetRangeCommand,
+  AddStringEditCommand(t, "strlen", 2, r | kCmdFast, StrLenCommand,
+                       "Returns the length of a string value.", "2.2.0");
+  AddStringEditCommand(t, "getrange", 4, r, GetRangeCommand,
+                       "Returns a substring of the string stored at a key.", "2.4.0");
+  AddStringEditCommand(
+      t, "setrange", 4, w, SetRangeCommand,
       "Overwrites a part of a string value with another by an offset. Creates the key if it "
       "doesn't exist.",
       "2.2.0");

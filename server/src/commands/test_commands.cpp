@@ -16,10 +16,10 @@
 #include <string>
 
 #include "commands/arg_parse.h"
+#include "commands/clock_advance.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "latch/protocol/error_arg.h"
-#include "testing/test_clock.h"
 
 namespace latch {
 namespace {
@@ -46,7 +46,7 @@ void ClockCommand(CommandContext& ctx) {
     ctx.out.Bulk("wall_ms");
     ctx.out.Integer(now.wall_ms);
     ctx.out.Bulk("manual");
-    ctx.out.Integer(testing::ManualClockOf(ctx.server) != nullptr ? 1 : 0);
+    ctx.out.Integer(ManualClockOf(ctx.server) != nullptr ? 1 : 0);
     return;
   }
   const bool advance = EqualsNoCase(sub, "advance");
@@ -54,7 +54,7 @@ void ClockCommand(CommandContext& ctx) {
   std::int64_t ms;
   if (!ParseInt64(ctx.arg(2), &ms)) return ctx.out.Error(errors::kNotInteger);
   const std::optional<std::string> error =
-      advance ? testing::AdvanceClock(ctx.server, ms) : testing::StepWallClock(ctx.server, ms);
+      advance ? AdvanceClock(ctx.server, ms) : StepWallClock(ctx.server, ms);
   if (error) return ctx.out.Error(*error);
   ctx.out.Ok();
 }
@@ -169,7 +169,7 @@ void CountsCommand(CommandContext& ctx) {
 
 // The FLUSHALL runs as this command's origin does (under EXEC it must not lock the shards
 // EXEC holds) and without a host, so that no fault or count applies to it.
-void ResetCommand(CommandContext& ctx) {
+void TestResetCommand(CommandContext& ctx) {
   if (!Enabled(ctx)) return;
   static constexpr std::string_view kFlush[] = {"FLUSHALL"};
   std::string scratch;
@@ -208,7 +208,7 @@ void RegisterTestCommands(CommandTable& t) {
   t.Add({.name = "test.reset",
          .arity = 1,
          .flags = kFlags,
-         .handler = ResetCommand,
+         .handler = TestResetCommand,
          .group = "server",
          .summary = "Clears faults and counters and flushes every key (test mode only).",
          .since = "0.1.0"});

@@ -210,8 +210,8 @@ void ZCountCommand(CommandContext& ctx) {
   ctx.out.Integer(static_cast<std::int64_t>(z->RankOf(last) - z->RankOf(first) + 1));
 }
 
-void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags,
-         CommandHandler handler, std::string_view summary, std::string_view since) {
+void AddZSetCommand(CommandTable& t, const char* name, int arity, std::uint32_t flags,
+                    CommandHandler handler, std::string_view summary, std::string_view since) {
   t.Add({.name = name, .arity = arity, .flags = flags, .first_key = 1, .last_key = 1,
          .key_step = 1, .handler = handler, .group = "sorted-set", .summary = summary,
          .since = since});
@@ -222,43 +222,53 @@ void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags,
 void RegisterZSetCommands(CommandTable& t) {
   const auto w = kCmdWrite | kCmdDenyOom | kCmdFast;
   const auto r = kCmdReadonly | kCmdFast;
-  Add(t, "zadd", -4, w, ZAddCommand,
+  AddZSetCommand(
+      t, "zadd", -4, w, ZAddCommand,
       "Adds one or more members to a sorted set, or updates their scores. Creates the key if "
       "it doesn't exist.",
       "1.2.0");
-  Add(t, "zincrby", 4, w, ZIncrByCommand,
-      "Increments the score of a member in a sorted set.", "1.2.0");
-  Add(t, "zrem", -3, kCmdWrite | kCmdFast, ZRemCommand,
+  AddZSetCommand(t, "zincrby", 4, w, ZIncrByCommand,
+                 "Increments the score of a member in a sorted set.", "1.2.0");
+  AddZSetCommand(
+      t, "zrem", -3, kCmdWrite | kCmdFast, ZRemCommand,
       "Removes one or more members from a sorted set. Deletes the sorted set if all members "
       "were removed.",
       "1.2.0");
-  Add(t, "zremrangebyscore", 4, kCmdWrite, ZRemRangeByScoreCommand,
+  AddZSetCommand(
+      t, "zremrangebyscore", 4, kCmdWrite, ZRemRangeByScoreCommand,
       "Removes members in a sorted set within a range of scores. Deletes the sorted set if all "
       "members were removed.",
       "1.2.0");
-  Add(t, "zremrangebyrank", 4, kCmdWrite, ZRemRangeByRankCommand,
+  AddZSetCommand(
+      t, "zremrangebyrank", 4, kCmdWrite, ZRemRangeByRankCommand,
       "Removes members in a sorted set within a range of indexes. Deletes the sorted set if "
       "all members were removed.",
       "2.0.0");
-  Add(t, "zpopmin", -2, kCmdWrite | kCmdFast, ZPopMinCommand,
+  AddZSetCommand(
+      t, "zpopmin", -2, kCmdWrite | kCmdFast, ZPopMinCommand,
       "Returns the lowest-scoring members from a sorted set after removing them. Deletes the "
       "sorted set if the last member was popped.",
       "5.0.0");
-  Add(t, "zpopmax", -2, kCmdWrite | kCmdFast, ZPopMaxCommand,
+  AddZSetCommand(
+      t, "zpopmax", -2, kCmdWrite | kCmdFast, ZPopMaxCommand,
       "Returns the highest-scoring members from a sorted set after removing them. Deletes the "
       "sorted set if the last member was popped.",
       "5.0.0");
-  Add(t, "zcard", 2, r, ZCardCommand, "Returns the number of members in a sorted set.", "1.2.0");
-  Add(t, "zscore", 3, r, ZScoreCommand, "Returns the score of a member in a sorted set.",
-      "1.2.0");
-  Add(t, "zmscore", -3, r, ZMScoreCommand,
-      "Returns the score of one or more members in a sorted set.", "6.2.0");
-  Add(t, "zrank", 3, r, ZRankCommand,
-      "Returns the index of a member in a sorted set ordered by ascending scores.", "2.0.0");
-  Add(t, "zrevrank", 3, r, ZRevRankCommand,
-      "Returns the index of a member in a sorted set ordered by descending scores.", "2.0.0");
-  Add(t, "zcount", 4, r, ZCountCommand,
-      "Returns the count of members in a sorted set that have scores within a range.", "2.0.0");
+  AddZSetCommand(t, "zcard", 2, r, ZCardCommand, "Returns the number of members in a sorted set.",
+                 "1.2.0");
+  AddZSetCommand(t, "zscore", 3, r, ZScoreCommand, "Returns the score of a member in a sorted set.",
+                 "1.2.0");
+  AddZSetCommand(t, "zmscore", -3, r, ZMScoreCommand,
+                 "Returns the score of one or more members in a sorted set.", "6.2.0");
+  AddZSetCommand(t, "zrank", 3, r, ZRankCommand,
+                 "Returns the index of a member in a sorted set ordered by ascending scores.",
+                 "2.0.0");
+  AddZSetCommand(t, "zrevrank", 3, r, ZRevRankCommand,
+                 "Returns the index of a member in a sorted set ordered by descending scores.",
+                 "2.0.0");
+  AddZSetCommand(t, "zcount", 4, r, ZCountCommand,
+                 "Returns the count of members in a sorted set that have scores within a range.",
+                 "2.0.0");
 }
 
 }  // namespace latch

@@ -248,8 +248,8 @@ void ZRevRangeByScoreCommand(CommandContext& ctx) {
   RangeGeneric(ctx, RangeArgs{.by = By::kScore, .rev = true, .rev_allowed = false});
 }
 
-void Add(CommandTable& t, const char* name, int arity, CommandHandler handler,
-         std::string_view summary, std::string_view since) {
+void AddZSetRangeCommand(CommandTable& t, const char* name, int arity, CommandHandler handler,
+                         std::string_view summary, std::string_view since) {
   t.Add({.name = name, .arity = arity, .flags = kCmdReadonly, .first_key = 1, .last_key = 1,
          .key_step = 1, .handler = handler, .group = "sorted-set", .summary = summary,
          .since = since});
@@ -258,8 +258,8 @@ void Add(CommandTable& t, const char* name, int arity, CommandHandler handler,
 }  // namespace
 
 void RegisterZSetRangeCommands(CommandTable& t) {
-  Add(t, "zrange", -4, ZRangeCommand, "Returns members in a sorted set within a range of indexes.",
-      "1.2.0");
+  AddZSetRangeCommand(t, "zrange", -4, ZRangeCommand,
+                      "Returns members in a sorted set within a range of indexes.", "1.2.0");
   t.Add({.name = "zrangestore", .arity = -5, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
          .last_key = 2, .key_step = 1, .handler = ZRangeStoreCommand, .group = "sorted-set",
          .summary = "Stores a range of members from sorted set in a key.", .since = "6.2.0"});
@@ -268,19 +268,22 @@ void RegisterZSetRangeCommands(CommandTable& t) {
          .summary = "Removes members in a sorted set within a lexicographical range. Deletes the "
                     "sorted set if all members were removed.",
          .since = "2.8.9"});
-  Add(t, "zrevrange", -4, ZRevRangeCommand,
-      "Returns members in a sorted set within a range of indexes in reverse order.", "1.2.0");
-  Add(t, "zrangebyscore", -4, ZRangeByScoreCommand,
-      "Returns members in a sorted set within a range of scores.", "1.0.5");
-  Add(t, "zrangebylex", -4, ZRangeByLexCommand,
-      "Returns members in a sorted set within a lexicographical range.", "2.8.9");
-  Add(t, "zrevrangebylex", -4, ZRevRangeByLexCommand,
-      "Returns members in a sorted set within a lexicographical range in reverse order.",
-      "2.8.9");
-  Add(t, "zlexcount", 4, ZLexCountCommand,
+  AddZSetRangeCommand(t, "zrevrange", -4, ZRevRangeCommand,
+                      "Returns members in a sorted set within a range of indexes in reverse order.",
+                      "1.2.0");
+  AddZSetRangeCommand(t, "zrangebyscore", -4, ZRangeByScoreCommand,
+                      "Returns members in a sorted set within a range of scores.", "1.0.5");
+  AddZSetRangeCommand(t, "zrangebylex", -4, ZRangeByLexCommand,
+                      "Returns members in a sorted set within a lexicographical range.", "2.8.9");
+  AddZSetRangeCommand(
+      t, "zrevrangebylex", -4, ZRevRangeByLexCommand,
+      "Returns members in a sorted set within a lexicographical range in reverse order.", "2.8.9");
+  AddZSetRangeCommand(
+      t, "zlexcount", 4, ZLexCountCommand,
       "Returns the number of members in a sorted set within a lexicographical range.", "2.8.9");
-  Add(t, "zrevrangebyscore", -4, ZRevRangeByScoreCommand,
-      "Returns members in a sorted set within a range of scores in reverse order.", "2.2.0");
+  AddZSetRangeCommand(t, "zrevrangebyscore", -4, ZRevRangeByScoreCommand,
+                      "Returns members in a sorted set within a range of scores in reverse order.",
+                      "2.2.0");
 }
 
 }  // namespace latch

@@ -216,8 +216,9 @@ void ZMPopCommand(CommandContext& ctx) {
 
 // The STORE forms name their destination at 1 (ACL, COMMAND INFO); the sources follow
 // numkeys, as EVAL's keys do.
-void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags, bool dest,
-         CommandHandler handler, std::string_view summary, std::string_view since) {
+void AddZSetStoreCommand(CommandTable& t, const char* name, int arity, std::uint32_t flags,
+                         bool dest, CommandHandler handler, std::string_view summary,
+                         std::string_view since) {
   t.Add({.name = name,
          .arity = arity,
          .flags = flags | kCmdOwnKeyLocks,
@@ -234,24 +235,26 @@ void Add(CommandTable& t, const char* name, int arity, std::uint32_t flags, bool
 
 void RegisterZSetStoreCommands(CommandTable& t) {
   const auto w = kCmdWrite | kCmdDenyOom;
-  Add(t, "zunion", -3, kCmdReadonly, false, ZUnionCommand,
-      "Returns the union of multiple sorted sets.", "6.2.0");
-  Add(t, "zinter", -3, kCmdReadonly, false, ZInterCommand,
-      "Returns the intersect of multiple sorted sets.", "6.2.0");
-  Add(t, "zdiff", -3, kCmdReadonly, false, ZDiffCommand,
-      "Returns the difference between multiple sorted sets.", "6.2.0");
-  Add(t, "zintercard", -3, kCmdReadonly, false, ZInterCardCommand,
-      "Returns the number of members of the intersect of multiple sorted sets.", "7.0.0");
-  Add(t, "zmpop", -4, kCmdWrite, false, ZMPopCommand,
+  AddZSetStoreCommand(t, "zunion", -3, kCmdReadonly, false, ZUnionCommand,
+                      "Returns the union of multiple sorted sets.", "6.2.0");
+  AddZSetStoreCommand(t, "zinter", -3, kCmdReadonly, false, ZInterCommand,
+                      "Returns the intersect of multiple sorted sets.", "6.2.0");
+  AddZSetStoreCommand(t, "zdiff", -3, kCmdReadonly, false, ZDiffCommand,
+                      "Returns the difference between multiple sorted sets.", "6.2.0");
+  AddZSetStoreCommand(t, "zintercard", -3, kCmdReadonly, false, ZInterCardCommand,
+                      "Returns the number of members of the intersect of multiple sorted sets.",
+                      "7.0.0");
+  AddZSetStoreCommand(
+      t, "zmpop", -4, kCmdWrite, false, ZMPopCommand,
       "Returns the highest- or lowest-scoring members from one or more sorted sets after "
       "removing them. Deletes the sorted set if the last member was popped.",
       "7.0.0");
-  Add(t, "zunionstore", -4, w, true, ZUnionStoreCommand,
-      "Stores the union of multiple sorted sets in a key.", "2.0.0");
-  Add(t, "zinterstore", -4, w, true, ZInterStoreCommand,
-      "Stores the intersect of multiple sorted sets in a key.", "2.0.0");
-  Add(t, "zdiffstore", -4, w, true, ZDiffStoreCommand,
-      "Stores the difference of multiple sorted sets in a key.", "6.2.0");
+  AddZSetStoreCommand(t, "zunionstore", -4, w, true, ZUnionStoreCommand,
+                      "Stores the union of multiple sorted sets in a key.", "2.0.0");
+  AddZSetStoreCommand(t, "zinterstore", -4, w, true, ZInterStoreCommand,
+                      "Stores the intersect of multiple sorted sets in a key.", "2.0.0");
+  AddZSetStoreCommand(t, "zdiffstore", -4, w, true, ZDiffStoreCommand,
+                      "Stores the difference of multiple sorted sets in a key.", "6.2.0");
 }
 
 }  // namespace latch

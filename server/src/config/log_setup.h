@@ -27,8 +27,9 @@ spdlog::level::level_enum SpdlogLevel(std::string_view loglevel);
 // log_file_sink.h) or stdout, and also to syslog with syslog-enabled yes, at options.loglevel,
 // flushed on every line as Redis does. Throws std::runtime_error ("Can't open the log file: No
 // such file or directory", Redis's text) when the file cannot be opened.
-// main() installs it as spdlog's default logger; CONFIG SET loglevel calls
-// spdlog::set_level(SpdlogLevel(new_level)).
+// main() installs it as spdlog's default logger (latchd's own lines) and names it in
+// Options::logger_name, so the server logs through the same one (ServerState::log); CONFIG
+// SET loglevel calls ServerState::log->set_level(SpdlogLevel(new_level)).
 std::shared_ptr<spdlog::logger> MakeLogger(const Options& options);
 
 // The logger an embedded server writes to (Options::logger_name): the one registered under

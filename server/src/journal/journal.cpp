@@ -1,6 +1,6 @@
 #include "journal/journal.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,9 +26,11 @@ constexpr auto kGatherAtMost = std::chrono::milliseconds(1);
 constexpr auto kWriteEvery = std::chrono::microseconds(250);
 }  // namespace
 
-Journal::Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq,
-                 std::atomic<int>* error_out, std::function<void()> before_write)
-    : appended_(last_seq),
+Journal::Journal(spdlog::logger& log, int fd, std::uint64_t size, FsyncPolicy policy,
+                 std::uint64_t last_seq, std::atomic<int>* error_out,
+                 std::function<void()> before_write)
+    : log_(log),
+      appended_(last_seq),
       written_(last_seq),
       synced_(last_seq),
       fsynced_(last_seq),
@@ -144,7 +146,7 @@ std::uint64_t Journal::TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* wa
     return end;  // not written_: the caller sees the failure as written_ < end
   }
   if (done < batch_.size()) {
-    spdlog::warn("The AOF is closed with {} bytes that could not be written", batch_.size() - done);
+    log_.warn("The AOF is closed with {} bytes that could not be written", batch_.size() - done);
     if (switch_fd >= 0) ::close(switch_fd);
   }
   batch_.clear();
@@ -242,7 +244,7 @@ std::size_t Journal::WriteAll(std::string_view data) {
   if (!last_write_ok_.load(std::memory_order_relaxed) && !last_write_ok_.exchange(true)) {
     write_errno_.store(0, std::memory_order_relaxed);
     PublishError();
-    spdlog::warn("AOF write error looks solved, Redis can write again.");
+    log_.warn("AOF write error looks solved, Redis can write again.");
   }
   return done;
 }
@@ -250,7 +252,7 @@ std::size_t Journal::WriteAll(std::string_view data) {
 void Journal::WriteFailed(int err) {
   write_errno_.store(err, std::memory_order_relaxed);
   if (last_write_ok_.exchange(false)) {
-    spdlog::warn("Error writing to the AOF file: {}", std::strerror(err));
+    log_.warn("Error writing to the AOF file: {}", std::strerror(err));
   }
   PublishError();
   // WriteOut may wait on synced_cv_ for a file switch that this error holds up.
@@ -273,7 +275,7 @@ void Journal::SyncFd(int fd) {
   }
   const int err = errno;
   if (policy() == FsyncPolicy::kAlways) {
-    spdlog::critical(
+    log_.critical(
         "Can't persist AOF for fsync error when the AOF fsync policy is 'always': "
         "{}. Exiting...",
         std::strerror(err));
@@ -283,7 +285,7 @@ void Journal::SyncFd(int fd) {
   // error stops writes (-MISCONF) until a later sync works, which the next second retries.
   if (err == EBADF || err == EINVAL) return;
   if (fsync_errno_.exchange(err, std::memory_order_relaxed) == 0) {
-    spdlog::warn("Fail to fsync the AOF file: {}", std::strerror(err));
+    log_.warn("Fail to fsync the AOF file: {}", std::strerror(err));
   }
   PublishError();
   dirty_.store(true, std::memory_order_release);

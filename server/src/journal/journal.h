@@ -43,6 +43,10 @@
 #include <utility>
 #include <vector>
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 namespace boost::asio {
 class io_context;
 }  // namespace boost::asio
@@ -69,8 +73,11 @@ class Journal {
   // stands, 0 once they work again. `before_write`, when set, runs before each write() of a
   // batch, holding no lock an appender takes (the server's journal-write stall point,
   // testing/fault_injector.h).
-  Journal(int fd, std::uint64_t size, FsyncPolicy policy, std::uint64_t last_seq = 0,
-          std::atomic<int>* error_out = nullptr, std::function<void()> before_write = {});
+  // Its warnings (a failed write or fdatasync, and when writes work again) go to `log`, the
+  // server's logger, which must outlive it.
+  Journal(spdlog::logger& log, int fd, std::uint64_t size, FsyncPolicy policy,
+          std::uint64_t last_seq = 0, std::atomic<int>* error_out = nullptr,
+          std::function<void()> before_write = {});
   // Close().
   ~Journal();
   Journal(const Journal&) = delete;
@@ -137,6 +144,7 @@ class Journal {
   std::uint64_t pending_fsyncs() const { return unsynced_.load(std::memory_order_relaxed); }
 
  private:
+  spdlog::logger& log_;
   static void AppendSelect(std::string* out, int db);
   struct Waiter {
     std::uint64_t seq;

@@ -1,6 +1,6 @@
 #include "journal/loader.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -256,7 +256,7 @@ class Applier {
 
 // Loads one file. `last`: the only file whose torn tail may be cut.
 void LoadFile(const AofPaths& paths, const AofFile& file, bool last, bool load_truncated,
-              Applier& applier, LoadResult& result) {
+              Applier& applier, LoadResult& result, spdlog::logger& log) {
   const auto started = std::chrono::steady_clock::now();
   const std::string path = paths.Path(file.name);
   std::string data;
@@ -285,12 +285,12 @@ void LoadFile(const AofPaths& paths, const AofFile& file, bool last, bool load_t
     }
     // Torn tail.
     if (last && load_truncated) {
-      spdlog::warn("!!! Warning: short read while loading the AOF file {}!!!", file.name);
-      spdlog::warn("!!! Truncating the AOF {} at offset {} !!!", file.name, reader.valid_up_to());
+      log.warn("!!! Warning: short read while loading the AOF file {}!!!", file.name);
+      log.warn("!!! Truncating the AOF {} at offset {} !!!", file.name, reader.valid_up_to());
       if (::truncate(path.c_str(), static_cast<off_t>(reader.valid_up_to())) != 0) {
         throw LoadError("Error truncating the AOF file " + file.name + ": " + std::strerror(errno));
       }
-      spdlog::warn("AOF {} loaded anyway because aof-load-truncated is enabled", file.name);
+      log.warn("AOF {} loaded anyway because aof-load-truncated is enabled", file.name);
       data.resize(reader.valid_up_to());
       break;
     }
@@ -300,19 +300,20 @@ void LoadFile(const AofPaths& paths, const AofFile& file, bool last, bool load_t
                     "'aof-load-truncated' configuration option to yes and restart the server.");
   }
   if (applier.DiscardOpen()) {
-    spdlog::warn("Revert incomplete MULTI/EXEC transaction in AOF file {}", file.name);
+    log.warn("Revert incomplete MULTI/EXEC transaction in AOF file {}", file.name);
   }
   result.total_size += data.size();
   if (file.type == 'b') result.base_size = data.size();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-  spdlog::info("DB loaded from {} file {}: {:.3f} seconds", file.type == 'b' ? "base" : "incr",
-               file.name, took.count());
+  log.info("DB loaded from {} file {}: {:.3f} seconds", file.type == 'b' ? "base" : "incr",
+           file.name, took.count());
 }
 
 }  // namespace
 
 LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Databases& dbs,
-                       store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated) {
+                       store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated,
+                       spdlog::logger& log) {
   LoadResult result;
   Applier applier(dbs, tokens, now, result);
   std::vector<AofFile> files;
@@ -320,7 +321,7 @@ LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Da
   files.insert(files.end(), manifest.incrs.begin(), manifest.incrs.end());
   for (std::size_t i = 0; i < files.size(); ++i) {
     applier.StartFile(files[i].name);
-    LoadFile(paths, files[i], i + 1 == files.size(), load_truncated, applier, result);
+    LoadFile(paths, files[i], i + 1 == files.size(), load_truncated, applier, result, log);
   }
   return result;
 }

@@ -17,6 +17,10 @@
 #include "latch/clock.h"
 #include "store/keyspace_set.h"
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 namespace latch::store {
 class Keyspace;
 class FencingTokens;
@@ -45,6 +49,7 @@ struct Databases {
 };
 
 LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Databases& dbs,
-                       store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated);
+                       store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated,
+                       spdlog::logger& log);
 
 }  // namespace latch::journal

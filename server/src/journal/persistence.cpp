@@ -1,13 +1,13 @@
 #include "journal/persistence.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 
-#include "journal/loader.h"
 #include "journal/container_records.h"
+#include "journal/loader.h"
 #include "journal/record_codec.h"
 #include "server_state.h"
 #include "store/object.h"
@@ -37,7 +37,7 @@ void Persistence::Start() {
   try {
     StartJournal();
   } catch (const std::exception& e) {
-    spdlog::critical("{}", e.what());  // Redis's words (loader.cpp); the server stops
+    state_.log->critical("{}", e.what());  // Redis's words (loader.cpp); the server stops
     throw;
   }
 }
@@ -68,10 +68,10 @@ void Persistence::StartJournal() {
       const Databases dbs{state_.dbs,
                           [this](int db) -> store::Keyspace& { return state_.Database(db); }};
       const LoadResult r = LoadJournal(paths_, manifest_, dbs, state_.locks.tokens(),
-                                       state_.clock->Now(), o.aof_load_truncated);
+                                       state_.clock->Now(), o.aof_load_truncated, *state_.log);
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-      spdlog::info("DB loaded from append only file: {:.3f} seconds ({} records)", took.count(),
-                   r.records);
+      state_.log->info("DB loaded from append only file: {:.3f} seconds ({} records)", took.count(),
+                       r.records);
       base_size_ = r.base_size;
       rewrite_base_size_ = r.total_size;
       if (manifest_.incrs.empty()) {
@@ -93,8 +93,9 @@ void Persistence::StartJournal() {
 
 void Persistence::StartTokenFloor(const Options& o) {
   if (floor_ || (!o.appendonly && o.lock_restart_delay <= 0)) return;
-  auto floor = std::make_unique<TokenFloor>(state_.locks.tokens(), TokenFloorPath(),
-                                            [this] { return state_.clock->Now().wall_us; });
+  auto floor = std::make_unique<TokenFloor>(
+      state_.locks.tokens(), TokenFloorPath(), [this] { return state_.clock->Now().wall_us; },
+      *state_.log);
   floor->Start();
   floor_ = std::move(floor);
   floor_live_.store(floor_.get(), std::memory_order_release);
@@ -120,7 +121,7 @@ void Persistence::Open(int fd, std::uint64_t size, const Options& o) {
   auto before_write = [&faults = state_.faults] {
     if (faults.stalls_armed()) faults.AtStallPoint(testing::StallPoint::kJournalWrite, {});
   };
-  journal_ = std::make_unique<Journal>(fd, size, PolicyOf(o.appendfsync), last_seq_,
+  journal_ = std::make_unique<Journal>(*state_.log, fd, size, PolicyOf(o.appendfsync), last_seq_,
                                        &state_.journal_write_errno, std::move(before_write));
   live_.store(journal_.get(), std::memory_order_release);
   Attach(true);
@@ -134,8 +135,8 @@ void Persistence::OpenNew() {
   manifest_.incrs.push_back({paths_.IncrName(1), 1, 'i'});
   std::uint64_t size = 0;
   ::close(OpenForAppend(paths_.Path(manifest_.base->name), &size));
-  spdlog::info("Creating AOF base file {} on server start", manifest_.base->name);
-  spdlog::info("Creating AOF incr file {} on server start", manifest_.incrs.back().name);
+  state_.log->info("Creating AOF base file {} on server start", manifest_.base->name);
+  state_.log->info("Creating AOF incr file {} on server start", manifest_.incrs.back().name);
   WriteManifest(paths_, manifest_);
 }
 
@@ -285,7 +286,7 @@ void Persistence::Maintain() {
     journal_->set_policy(PolicyOf(appendfsync));  // CONFIG SET (also applied by ApplyConfig)
     timestamps_ = timestamps;
     if (requested || WantsAutoRewrite()) {
-      if (!requested) spdlog::info("Starting automatic rewriting of AOF on growth");
+      if (!requested) state_.log->info("Starting automatic rewriting of AOF on growth");
       rewrite_in_progress_ = true;
       const auto started = std::chrono::steady_clock::now();
       try {
@@ -293,7 +294,7 @@ void Persistence::Maintain() {
         last_rewrite_ok_ = true;
         ++rewrites_;
       } catch (const std::exception& e) {
-        spdlog::warn("Background AOF rewrite failed: {}", e.what());
+        state_.log->warn("Background AOF rewrite failed: {}", e.what());
         ::unlink(paths_.TempRewrite().c_str());
         last_rewrite_ok_ = false;
       }

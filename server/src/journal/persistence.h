@@ -43,7 +43,8 @@ class Persistence final : public store::KeyEvents {
   Persistence& operator=(const Persistence&) = delete;
 
   // At start-up, while clients get -LOADING: replays the journal (appendonly yes), opens it
-  // for appending and starts the background thread; then arms lock-restart-delay. Throws
+  // for appending and starts the background thread; then starts the fencing-token floor
+  // (lock-restart-delay itself is armed earlier, by ServerImpl::StartServing). Throws
   // LoadError (loader.h) or std::runtime_error when the server must not start.
   void Start();
   // After the workers stopped: writes and syncs what is buffered and closes the files.

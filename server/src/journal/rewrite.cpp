@@ -12,7 +12,7 @@
 // then the old base and incremental files stay. A kill -9 at any point loads either the old
 // files plus the new incremental one, or the new base plus it: nothing acknowledged is lost.
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -125,7 +125,7 @@ std::uint64_t Persistence::WriteKeyspace(int fd, store::Keyspace& ks, std::strin
 }
 
 void Persistence::Rewrite() {
-  spdlog::info("Background append only file rewriting started");
+  state_.log->info("Background append only file rewriting started");
   // After CONFIG SET dir (toggle.cpp): this rewrite moves the journal to the new directory.
   // Its directory is created if missing, as Redis's rewrite does.
   if (dir_moved_.exchange(false)) paths_.dir = appenddirname_;
@@ -183,7 +183,7 @@ void Persistence::Rewrite() {
   for (const AofFile& f : during.incrs) {
     if (f.seq != incr.seq) ::unlink(paths_.Path(f.name).c_str());
   }
-  spdlog::info("Background AOF rewrite finished successfully ({} bytes of base)", bytes);
+  state_.log->info("Background AOF rewrite finished successfully ({} bytes of base)", bytes);
 }
 
 }  // namespace latch::journal

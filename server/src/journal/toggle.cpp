@@ -11,7 +11,7 @@
 //
 // no: the journal is synced and closed (replies waiting for it are released); a base being
 // written is abandoned. The files stay on disk, as Redis leaves them.
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,7 +52,7 @@ std::optional<std::string> Persistence::ApplyConfig() {
     try {
       StartTokenFloor(o);
     } catch (const std::exception& e) {
-      spdlog::warn("{}", e.what());
+      state_.log->warn("{}", e.what());
     }
   }
   return refused;
@@ -70,7 +70,7 @@ std::optional<std::string> Persistence::ApplyAppendonly() {
   if (want == (journal_ != nullptr)) return std::nullopt;
   if (!want) {
     CloseJournal();
-    spdlog::info("AOF turned off (CONFIG SET appendonly no)");
+    state_.log->info("AOF turned off (CONFIG SET appendonly no)");
     return std::nullopt;
   }
   const std::string reason = Enable();
@@ -102,7 +102,7 @@ std::optional<std::string> Persistence::ApplyDir() {
   start_dir_.clear();  // an embedded server's journal directory: relative from now on too
   dir_moved_ = true;
   if (floor_) floor_->Move(TokenFloorPath());  // written in the new directory at once
-  spdlog::info("Working directory changed to {} (CONFIG SET dir)", dir);
+  state_.log->info("Working directory changed to {} (CONFIG SET dir)", dir);
   return std::nullopt;
 }
 
@@ -137,7 +137,7 @@ std::string Persistence::Enable() {
     for (const AofFile& f : old.incrs) ::unlink(paths_.Path(f.name).c_str());
   } catch (const std::exception& e) {
     if (fd >= 0) ::close(fd);
-    spdlog::warn("Unable to turn on AOF: {}", e.what());
+    state_.log->warn("Unable to turn on AOF: {}", e.what());
     return "Unable to turn on AOF. Check server logs.";
   }
   manifest_ = fresh;
@@ -147,7 +147,7 @@ std::string Persistence::Enable() {
   rewrite_in_progress_ = true;  // until Maintain takes the request below
   rewrite_requested_ = true;    // the thread is not running yet: no lock needed
   Open(fd, FileSize(paths_.Path(fresh.incrs.back().name)), o);
-  spdlog::info("AOF turned on (CONFIG SET appendonly yes): writing its base in the background");
+  state_.log->info("AOF turned on (CONFIG SET appendonly yes): writing its base in the background");
   return {};
 }
 

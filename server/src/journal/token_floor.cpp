@@ -1,7 +1,7 @@
 #include "journal/token_floor.h"
 
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -49,8 +49,8 @@ std::uint64_t ReadFloor(const std::string& path) {
 }  // namespace
 
 TokenFloor::TokenFloor(store::FencingTokens& tokens, std::string path,
-                       std::function<std::int64_t()> wall_us)
-    : tokens_(tokens), wall_us_(std::move(wall_us)), path_(std::move(path)) {}
+                       std::function<std::int64_t()> wall_us, spdlog::logger& log)
+    : log_(log), tokens_(tokens), wall_us_(std::move(wall_us)), path_(std::move(path)) {}
 
 TokenFloor::~TokenFloor() {
   {
@@ -80,7 +80,7 @@ void TokenFloor::Start() {
     throw std::runtime_error("Can't write the fencing token floor " + path + ": " +
                              std::strerror(last_errno_));
   }
-  spdlog::info("Fencing tokens continue above {} (the floor in {})", tokens_.last(), path);
+  log_.info("Fencing tokens continue above {} (the floor in {})", tokens_.last(), path);
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -115,14 +115,14 @@ bool TokenFloor::WriteLocked(std::uint64_t limit) {
   if (err != 0) {
     last_errno_ = err;
     if (ok_.exchange(false)) {
-      spdlog::warn("Can't write the fencing token floor {}: {}", path_, std::strerror(err));
+      log_.warn("Can't write the fencing token floor {}: {}", path_, std::strerror(err));
     }
     return false;
   }
   SyncDirectory(DirOf(path_));
   written_ = limit;
   saves_.fetch_add(1, std::memory_order_relaxed);
-  if (!ok_.exchange(true)) spdlog::warn("The fencing token floor {} is written again", path_);
+  if (!ok_.exchange(true)) log_.warn("The fencing token floor {} is written again", path_);
   return true;
 }
 

@@ -24,6 +24,10 @@
 
 #include "store/fencing_tokens.h"
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 namespace latch::journal {
 
 inline constexpr std::string_view kTokenFloorFile = "fencing-tokens.floor";
@@ -32,7 +36,9 @@ class TokenFloor final : public store::TokenReservations {
  public:
   // `path`: the file (relative to the working directory, or absolute). `wall_us` reads the
   // server's clock.
-  TokenFloor(store::FencingTokens& tokens, std::string path, std::function<std::int64_t()> wall_us);
+  // Its notices and warnings go to `log` (the server's logger), which must outlive it.
+  TokenFloor(store::FencingTokens& tokens, std::string path, std::function<std::int64_t()> wall_us,
+             spdlog::logger& log);
   ~TokenFloor() override;
   TokenFloor(const TokenFloor&) = delete;
   TokenFloor& operator=(const TokenFloor&) = delete;
@@ -52,6 +58,7 @@ class TokenFloor final : public store::TokenReservations {
   std::uint64_t saves() const { return saves_.load(std::memory_order_relaxed); }
 
  private:
+  spdlog::logger& log_;
   void Run();
   bool WriteLocked(std::uint64_t limit);  // under write_mu_
 

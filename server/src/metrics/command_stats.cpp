@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "commands/command_table.h"
+#include "catalogue/command_catalogue.h"
 #include "metrics/latency_monitor.h"
 #include "server_state.h"
 
@@ -123,7 +123,7 @@ void CommandStats::Reset() {
 
 namespace {
 template <class Fn>
-void ForEachCommand(const CommandTable& table, Fn&& fn) {
+void ForEachCommand(const CommandCatalogue& table, Fn&& fn) {
   table.ForEach([&](const CommandSpec& spec) {
     if (spec.IsContainer()) {
       for (const CommandSpec& sub : spec.subcommands) fn(sub);
@@ -141,8 +141,8 @@ std::string Fixed(double v, const char* format) {
 }  // namespace
 
 void AppendInfoCommandStats(std::string* out, ServerState& st) {
-  if (!st.command_stats || st.commands == nullptr) return;
-  ForEachCommand(*st.commands, [&](const CommandSpec& spec) {
+  if (!st.command_stats || st.catalogue == nullptr) return;
+  ForEachCommand(*st.catalogue, [&](const CommandSpec& spec) {
     const CommandTotals t = st.command_stats->Totals(spec.stat_id);
     if (t.calls == 0 && t.rejected == 0 && t.failed == 0) return;
     const std::uint64_t usec = t.nanos / 1000;
@@ -157,10 +157,10 @@ void AppendInfoCommandStats(std::string* out, ServerState& st) {
 }
 
 void AppendInfoLatencyStats(std::string* out, ServerState& st) {
-  if (!st.command_stats || st.commands == nullptr) return;
+  if (!st.command_stats || st.catalogue == nullptr) return;
   static constexpr std::pair<const char*, double> kPercentiles[] = {
       {"p50", 50}, {"p99", 99}, {"p99.9", 99.9}};
-  ForEachCommand(*st.commands, [&](const CommandSpec& spec) {
+  ForEachCommand(*st.catalogue, [&](const CommandSpec& spec) {
     if (st.command_stats->PercentileUsec(spec.stat_id, 50) < 0) return;
     out->append("latency_percentiles_usec_").append(spec.name).append(":");
     bool first = true;

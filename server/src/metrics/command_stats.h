@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "catalogue/command_spec.h"
 #include "latch/clock.h"
 
 namespace latch {
@@ -41,7 +42,7 @@ struct CommandTotals {
 
 class CommandStats {
  public:
-  static constexpr std::size_t kMaxCommands = 512;  // command and subcommand ids (stat_id)
+  static constexpr std::size_t kMaxCommands = kMaxCommandIds;  // stat_id (catalogue/command_spec.h)
 
   CommandStats();
   ~CommandStats();

@@ -4,9 +4,9 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/command_table.h"
-#include "commands/db_commands.h"
+#include "catalogue/command_catalogue.h"
 #include "metrics/command_stats.h"
+#include "metrics/keyspace_info.h"
 #include "metrics/lock_timings.h"
 #include "metrics/stats_registry.h"
 #include "server_state.h"
@@ -50,13 +50,13 @@ std::string Seconds(std::uint64_t nanos) {
 
 // redis_commands_total{cmd="get"} and its siblings, one family at a time as the format asks.
 void AppendCommandFamilies(std::string* out, ServerState& st) {
-  if (!st.command_stats || st.commands == nullptr) return;
+  if (!st.command_stats || st.catalogue == nullptr) return;
   struct Row {
     std::string_view cmd;
     CommandTotals t;
   };
   std::vector<Row> rows;
-  st.commands->ForEach([&](const CommandSpec& spec) {
+  st.catalogue->ForEach([&](const CommandSpec& spec) {
     auto add = [&](const CommandSpec& s) {
       const CommandTotals t = st.command_stats->Totals(s.stat_id);
       if (t.calls != 0 || t.rejected != 0 || t.failed != 0) rows.push_back({s.name, t});
@@ -106,7 +106,7 @@ void AppendRedisExporterMetrics(std::string* out, ServerState& st) {
       Sample(out, n.metric, n.type, std::string(n.info) + " metric", std::to_string(d.read(st)));
     }
   }
-  AppendDbMetrics(st, out);
+  AppendDbMetrics(st.dbs, out);
   AppendCommandFamilies(out, st);
   if (st.lock_timings) st.lock_timings->Append(out);
 }

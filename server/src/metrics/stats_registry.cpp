@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include "metrics/acl_counters.h"
 #include "metrics/command_stats.h"
-#include "acl/registry.h"
 #include "server_state.h"
 
 namespace latch {
@@ -58,8 +58,8 @@ std::uint64_t LockWaiters(ServerState& s) {
       std::max<std::int64_t>(0, s.locks.stats().waiters.load(std::memory_order_relaxed)));
 }
 
-// An ACL refusal counter (acl/registry.h) that RESETSTAT zeroes, as Redis 7.0's.
-template <std::atomic<std::uint64_t> acl::Registry::*F>
+// An ACL refusal counter (metrics/acl_counters.h) that RESETSTAT zeroes, as Redis 7.0's.
+template <std::atomic<std::uint64_t> AclDenialCounters::*F>
 constexpr StatDef AclCounter(std::string_view info, std::string_view metric,
                              std::string_view help) {
   return {info,
@@ -67,8 +67,8 @@ constexpr StatDef AclCounter(std::string_view info, std::string_view metric,
           help,
           StatKind::kCounter,
           InfoSection::kStats,
-          [](ServerState& s) { return ((*s.acl).*F).load(std::memory_order_relaxed); },
-          [](ServerState& s) { ((*s.acl).*F).store(0, std::memory_order_relaxed); }};
+          [](ServerState& s) { return ((*s.acl_denials).*F).load(std::memory_order_relaxed); },
+          [](ServerState& s) { ((*s.acl_denials).*F).store(0, std::memory_order_relaxed); }};
 }
 
 // The keyspace counts expiries per shard and never resets them: RESETSTAT remembers the
@@ -133,16 +133,16 @@ const StatDef kStats[] = {
      [](ServerState& s) { s.stats.errors.Reset(); }},
     Counter<&Stats::protocol_errors>("protocol_errors", "latch_protocol_errors_total",
                                      "Connections closed for a protocol error.", kStatsSection),
-    AclCounter<&acl::Registry::denied_auth>("acl_access_denied_auth",
+    AclCounter<&AclDenialCounters::denied_auth>("acl_access_denied_auth",
                                             "latch_acl_access_denied_auth_total",
                                             "AUTH and HELLO AUTH attempts refused."),
-    AclCounter<&acl::Registry::denied_cmd>("acl_access_denied_cmd",
+    AclCounter<&AclDenialCounters::denied_cmd>("acl_access_denied_cmd",
                                            "latch_acl_access_denied_cmd_total",
                                            "Commands refused by a user's command rules."),
-    AclCounter<&acl::Registry::denied_key>("acl_access_denied_key",
+    AclCounter<&AclDenialCounters::denied_key>("acl_access_denied_key",
                                            "latch_acl_access_denied_key_total",
                                            "Commands refused by a user's key patterns."),
-    AclCounter<&acl::Registry::denied_channel>("acl_access_denied_channel",
+    AclCounter<&AclDenialCounters::denied_channel>("acl_access_denied_channel",
                                                "latch_acl_access_denied_channel_total",
                                                "Commands refused by a user's channel patterns."),
     Gauge("", "latch_keys", "Keys in the keyspace.", kNone,

@@ -1,7 +1,8 @@
 #pragma once
 // CONFIG SET of tls-* directives: Redis reloads the TLS context at once (new connections use
 // it; connections already up keep theirs), and refuses the whole CONFIG SET when the new
-// settings do not load. No Asio or OpenSSL here (commands/ includes it).
+// settings do not load. No Asio or OpenSSL here. The server installs it as
+// ServerState::reload_tls, which CONFIG SET calls.
 #include <optional>
 #include <span>
 #include <string>

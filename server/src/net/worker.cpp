@@ -1,7 +1,7 @@
 #include "net/worker.h"
 
 #include <malloc.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include <boost/asio/post.hpp>
 #include <chrono>
@@ -33,7 +33,7 @@ void Worker::Start(std::vector<int> shards) {
         ctx_.run();
         return;
       } catch (const std::exception& e) {
-        spdlog::error("Worker {}: a handler failed ({}); serving on", index_, e.what());
+        state_.log->error("Worker {}: a handler failed ({}); serving on", index_, e.what());
       }
     }
   });

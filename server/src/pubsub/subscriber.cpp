@@ -1,7 +1,7 @@
 #include "pubsub/subscriber.h"
 
+#include "client_registry.h"
 #include "latch/protocol/reply_writer.h"
-#include "server_state.h"
 
 namespace latch::pubsub {
 

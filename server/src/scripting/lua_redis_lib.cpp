@@ -1,12 +1,12 @@
 // The `redis` table scripts see: call, pcall, error_reply, status_reply, sha1hex, log,
 // setresp, the no-op debugger/replication helpers of Redis 7.0 and its constants.
+#include <spdlog/logger.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <spdlog/logger.h>
-
-#include "acl/permission.h"
+#include "commands/acl_gate.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "scripting/lua_bridge.h"

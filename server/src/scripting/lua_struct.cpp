@@ -133,7 +133,7 @@ void PutFloat(luaL_Buffer* b, const void* raw, int size, bool little) {
   for (int i = 0; i < size; ++i) luaL_addchar(b, static_cast<char>(p[little ? i : size - 1 - i]));
 }
 
-int Pack(lua_State* L) {
+int StructPack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   Header h;
   // A nil after the arguments: an option without its value reads "got nil", as in Redis.
@@ -186,7 +186,7 @@ int Pack(lua_State* L) {
   return 1;
 }
 
-int Size(lua_State* L) {
+int StructSize(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   Header h;
   std::size_t total = 0;
@@ -221,7 +221,7 @@ void GetFloat(const char* p, void* out, int size, bool little) {
 }
 
 // unpack(fmt, data [, offset]): the values, then the offset after them (1-based).
-int Unpack(lua_State* L) {
+int StructUnpack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   std::size_t len = 0;
   const char* data = luaL_checklstring(L, 2, &len);
@@ -288,11 +288,11 @@ int Unpack(lua_State* L) {
 
 void PushStructLib(lua_State* L) {
   lua_newtable(L);
-  lua_pushcfunction(L, Pack);
+  lua_pushcfunction(L, StructPack);
   lua_setfield(L, -2, "pack");
-  lua_pushcfunction(L, Unpack);
+  lua_pushcfunction(L, StructUnpack);
   lua_setfield(L, -2, "unpack");
-  lua_pushcfunction(L, Size);
+  lua_pushcfunction(L, StructSize);
   lua_setfield(L, -2, "size");
 }
 

@@ -135,8 +135,8 @@ class Object : public TimerNode {
   // of the clock between the two still gives the true difference.
   std::uint32_t IdleSeconds(std::uint32_t now) const { return (now - access_clock()) & kClockMask; }
   // Stamps the access clock. Stores only when the reading changed, so a hot key's reads do
-  // not dirty its cache line each time. Race-free under a shared lock: the deadline bits
-  // only change under the exclusive one, so concurrent touches store the same deadline.
+  // not dirty its cache line each time. Called with the shard's lock held (shards have one
+  // exclusive lock, no reader lock), so no other thread changes the word meanwhile.
   void Touch(std::uint32_t clock) {
     const std::uint64_t w = Word();
     if ((w >> kClockShift) != clock) {

@@ -65,7 +65,8 @@ struct Expiry {
 class Shard {
  public:
   // A timed mutex: a client's command waits for a shard in slices and answers BUSY when a
-  // script holds it too long (shard_lock.h); the uncontended path is the same pthread lock.
+  // script holds it too long (store/shard_guard.h: LockShard, ShardGuard; commands/key_lock.h);
+  // the uncontended path is one try_lock.
   using Mutex = std::timed_mutex;
 
   Shard(int index, std::int64_t now_ms);

@@ -1,7 +1,7 @@
 #pragma once
-// The dispatcher's one call into fault injection (testing/fault_injector.h):
-//
-//   if (ctx.server.faults.active() && testing::InterceptCommand(*spec, ctx)) return spec;
+// Fault injection's hook into the dispatcher (testing/fault_injector.h): the server registers
+// InterceptCommand as the table's CommandTable::Interceptor (commands/command_table.h), which
+// the dispatcher calls while ServerState::faults is active.
 //
 // Only a client's own command on a connection is intercepted (not EXEC's queue, scripts'
 // redis.call, REST or in-process calls) and never a TEST.* command.

@@ -1,9 +1,9 @@
 // ScopedServer: time, counters and faults.
 #include <stdexcept>
 
+#include "commands/clock_advance.h"
 #include "latch/testing/scoped_server.h"
 #include "server_state.h"
-#include "testing/test_clock.h"
 
 namespace latch {
 ServerState& InternalState(Server& server);  // server.cpp

@@ -1,27 +1,29 @@
-#include "testing/test_clock.h"
+#include "commands/clock_advance.h"
 
 #include <limits>
 #include <mutex>
 
 #include "latch/clock.h"
 #include "server_state.h"
+#include "store/shard_guard.h"
 
-namespace latch::testing {
+namespace latch {
 namespace {
 
 constexpr const char* kNotManual =
     "ERR the server runs on the system clock; start latchd with --clock manual";
 
 // What the worker tick does (the access clock, expiry, lock-wait timeouts), for every
-// shard now and without a budget. A shard held by a
-// script is waited for (the tick would skip it and catch up later).
+// shard now and without a budget. A shard held by a script is waited for (the tick would
+// skip it and catch up later); one this thread holds already (the clock moved inside EXEC,
+// which holds every shard) is swept without locking it again.
 void SweepDue(ServerState& server) {
   const std::int64_t now = server.clock->MonoMs();
   const int n = server.dbs.created() * server.dbs.shards_per_db();
   for (int i = 0; i < n; ++i) {
     store::Shard& shard = *server.dbs.ShardAt(i);
     shard.TickAccessClock(now);
-    std::lock_guard lock(shard.mu());
+    const store::ShardGuard guard(shard);
     shard.ExpireDue(now, std::numeric_limits<std::size_t>::max());
     server.locks.ForShard(i).TimeOutWaiters(now);
   }
@@ -49,4 +51,4 @@ std::optional<std::string> StepWallClock(ServerState& server, std::int64_t ms) {
   return std::nullopt;
 }
 
-}  // namespace latch::testing
+}  // namespace latch

@@ -8,11 +8,9 @@
 #include <string>
 
 namespace latch {
+
 struct ServerState;
 class ManualClock;
-}  // namespace latch
-
-namespace latch::testing {
 
 // The server's ManualClock, or null when it runs on the system clock.
 ManualClock* ManualClockOf(ServerState& server);
@@ -22,4 +20,4 @@ std::optional<std::string> AdvanceClock(ServerState& server, std::int64_t ms);
 // The wall clock only: a relative TTL neither shortens nor lengthens (may be negative).
 std::optional<std::string> StepWallClock(ServerState& server, std::int64_t ms);
 
-}  // namespace latch::testing
+}  // namespace latch

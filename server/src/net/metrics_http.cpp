@@ -1,4 +1,4 @@
-#include "metrics/metrics_http.h"
+#include "net/metrics_http.h"
 
 #include <spdlog/spdlog.h>
 
@@ -26,7 +26,7 @@ using asio::ip::tcp;
 namespace {
 constexpr auto kIdleTimeout = std::chrono::seconds(10);
 constexpr std::size_t kMaxSessions = 64;  // scrapers are few; more are closed at once
-constexpr std::uint32_t kHeaderLimit = 8 * 1024;
+constexpr std::uint32_t kMetricsHeaderLimit = 8 * 1024;
 constexpr std::uint64_t kBodyLimit = 4 * 1024;
 constexpr char kContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 }  // namespace
@@ -47,13 +47,12 @@ class MetricsSession : public std::enable_shared_from_this<MetricsSession> {
  private:
   void Read() {
     parser_.emplace();
-    parser_->header_limit(kHeaderLimit);
+    parser_->header_limit(kMetricsHeaderLimit);
     parser_->body_limit(kBodyLimit);
     stream_.expires_after(kIdleTimeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                       self->OnRead(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnRead(ec); });
   }
 
   void OnRead(beast::error_code ec) {
@@ -63,8 +62,8 @@ class MetricsSession : public std::enable_shared_from_this<MetricsSession> {
       return Finish();
     }
     if (ec) {  // malformed request or a limit exceeded: answer and close
-      return Reply(Respond(http::status::bad_request, "bad request: " + ec.message() + "\n",
-                           11, false));
+      return Reply(
+          Respond(http::status::bad_request, "bad request: " + ec.message() + "\n", 11, false));
     }
     const auto& req = parser_->get();
     std::string_view target(req.target().data(), req.target().size());
@@ -89,8 +88,8 @@ class MetricsSession : public std::enable_shared_from_this<MetricsSession> {
     Reply(std::move(res));
   }
 
-  http::response<http::string_body> Respond(http::status status, std::string body,
-                                            unsigned version, bool keep_alive) {
+  http::response<http::string_body> Respond(http::status status, std::string body, unsigned version,
+                                            bool keep_alive) {
     http::response<http::string_body> res{status, version};
     res.set(http::field::server, "latchd");
     res.set(http::field::content_type, "text/plain; charset=utf-8");
@@ -121,7 +120,7 @@ class MetricsSession : public std::enable_shared_from_this<MetricsSession> {
 
   beast::tcp_stream stream_;
   ServerState& state_;
-  beast::flat_buffer buffer_{kHeaderLimit};
+  beast::flat_buffer buffer_{kMetricsHeaderLimit};
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
   bool done_ = false;

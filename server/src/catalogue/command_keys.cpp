@@ -1,10 +1,10 @@
-#include "commands/command_keys.h"
+#include "catalogue/command_keys.h"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "commands/arg_parse.h"
-#include "commands/command_table.h"
+#include "catalogue/command_spec.h"
+#include "latch/protocol/int_parse.h"
 
 namespace latch {
 namespace {
