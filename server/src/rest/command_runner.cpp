@@ -59,7 +59,7 @@ class CommandJob::Runner {
   }
 
   std::size_t reply_bytes() const { return out_.size(); }
-  // The dispatcher found the session's user deleted (acl/permission.h): no reply was written.
+  // The dispatcher found the session's user deleted (commands/acl_gate.h): no reply was written.
   bool user_deleted() const {
     return out_.empty() && session_.close_after_reply && session_.acl.user == nullptr;
   }
