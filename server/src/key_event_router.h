@@ -5,7 +5,8 @@
 //   1. WATCH: a modified or gone key marks its watchers dirty (WatchRegistry::Touch);
 //   2. lock waiters: a gone key is granted to its first waiter (store::LockTable);
 //   3. counters: LOCK.ACQUIRE leases that ran out (LockStats::expired_while_held);
-//   4. the journal, when one is attached (set_journal): every event, grants included.
+//   4. the journal, when one is attached (set_journal): every event, grants included;
+//   5. the Raft log of a cluster node (set_replication, cluster/cluster_log.h): the same.
 // Commands never call any of these themselves, so none of them can be skipped.
 #include <atomic>
 #include <cstdint>
@@ -41,6 +42,11 @@ class KeyEventRouter final : public store::KeyEvents {
   void set_journal(store::KeyEvents* journal) {
     journal_.store(journal, std::memory_order_release);
   }
+  // A cluster node's Raft log (cluster/cluster_log.h): sees every event after the journal,
+  // with the journal's contract. Set before the workers start and cleared after they stop.
+  void set_replication(store::KeyEvents* log) {
+    replication_.store(log, std::memory_order_release);
+  }
   // The server's CLIENT PAUSE test (ServerState::ExpiryPaused); none: expiry never held.
   void set_expiry_hold(std::function<bool(std::int64_t)> held) { expiry_held_ = std::move(held); }
 
@@ -63,6 +69,8 @@ class KeyEventRouter final : public store::KeyEvents {
   // visible to the thread that reads it).
   store::KeyEvents* journal() const { return journal_.load(std::memory_order_acquire); }
   std::atomic<store::KeyEvents*> journal_{nullptr};
+  store::KeyEvents* replication() const { return replication_.load(std::memory_order_acquire); }
+  std::atomic<store::KeyEvents*> replication_{nullptr};
   std::function<bool(std::int64_t)> expiry_held_;
 };
 
