@@ -101,6 +101,15 @@ class Cluster {
     nodes_[i].reset();  // reaps it
   }
 
+  void Signal(int i, int signal) { ::kill(nodes_[i]->pid(), signal); }
+  // Waits (bounded) for node i to exit by itself; its wait status, or -1 if it had to be killed.
+  int WaitExit(int i) {
+    const int status = nodes_[i]->WaitExit();
+    nodes_[i].reset();
+    return status;
+  }
+  std::string Log(int i) const { return nodes_[i] ? nodes_[i]->Log() : ""; }
+
   // The node that answers ROLE as a master while every other live node answers as a replica
   // of it ("connected"): -1 when there is none (yet).
   int Leader() const {
@@ -213,6 +222,47 @@ TEST(LatchdCluster, NewLeaderAfterKillNineHoldsTheAcknowledgedLockUntilItsTtl) {
     EXPECT_TRUE(Eventually([&] {
       return Cmd(c.port(i), {"GET", "lock:k"}) == Bulk("owner-2");
     })) << Cmd(c.port(i), {"GET", "lock:k"});
+  }
+}
+
+// A leader cut off from its followers while a write is in flight: the write cannot commit,
+// so the client's connection is closed without a reply (its outcome is unknown), and the old
+// leader, whose keyspace holds the write, stops instead of serving it (docs/CLUSTER.md, "dirty
+// leader"). The others elect a leader and agree on the write's fate.
+TEST(LatchdCluster, LeaderLosingItsMajorityMidWriteClosesTheClientAndStops) {
+  Cluster c;
+  std::string error;
+  ASSERT_TRUE(c.Start(&error)) << error;
+  const int old_leader = c.WaitLeader();
+  ASSERT_NE(old_leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
+  std::vector<int> followers;
+  for (int i = 0; i < Cluster::kNodes; ++i) {
+    if (i != old_leader) followers.push_back(i);
+  }
+  for (int i : followers) c.Signal(i, SIGSTOP);
+  RawConnection conn(c.port(old_leader), milliseconds(15000));
+  ASSERT_TRUE(conn.Connect(c.port(old_leader)));
+  ASSERT_TRUE(conn.Send(RawConnection::Encode({"SET", "lock:cut", "x", "NX", "PX", "30000"})));
+  std::string trailing;
+  EXPECT_TRUE(conn.WaitClosed(&trailing)) << c.Log(old_leader);
+  EXPECT_EQ(trailing, "");
+  const std::string log = c.Log(old_leader);
+  EXPECT_NE(c.WaitExit(old_leader), -1) << "the old leader did not stop\n" << log;
+  EXPECT_NE(log.find("lost leadership with writes not committed"), std::string::npos) << log;
+  for (int i : followers) c.Signal(i, SIGCONT);
+  const int leader = c.WaitLeader();
+  ASSERT_NE(leader, -1) << "no new leader within " << kElection.count() << " ms\n" << c.Logs();
+  // The write may still commit (the followers can have received it before they stopped, and
+  // a new leader commits what it holds): the outcome is unknown to the client, but the two
+  // live nodes agree on it.
+  const std::string value = Cmd(c.port(leader), {"GET", "lock:cut"});
+  EXPECT_TRUE(value == "$-1\r\n" || value == Bulk("x")) << value;
+  for (int i : followers) {
+    if (i == leader) continue;
+    EXPECT_TRUE(Eventually([&] {
+      return Cmd(c.port(i), {"GET", "lock:cut"}) == value;
+    })) << Cmd(c.port(i), {"GET", "lock:cut"})
+        << " vs the leader's " << value;
   }
 }
 

@@ -185,10 +185,17 @@ void ClusterLog::RunProposer() {
 // before it (earlier entries were committed or reported lost first).
 void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r) {
   const bool ok = r.status == ProposeStatus::kOk;
-  if (!ok && r.status != ProposeStatus::kShutdown) {
+  if (!ok && r.status != ProposeStatus::kShutdown && !dirty_.exchange(true)) {
     // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
-    // leader"): not repaired yet.
-    s_.log->warn("Raft entry with records {}..{} not committed: {}", from + 1, upto, r.error);
+    // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as
+    // a follower's reads, or as a leader that would grant a key the cluster still holds); a
+    // restart replays the log into an empty keyspace.
+    s_.log->critical(
+        "Raft: this node lost leadership with writes not committed (records {}..{}: {}); its "
+        "keyspace may hold them, so it stops. Restart it: it rebuilds its keyspace from the log",
+        from + 1, upto, r.error);
+    s_.raft_follower.store(true);
+    if (s_.request_shutdown) s_.request_shutdown();
   }
   std::lock_guard lock(mu_);
   if (ok) {
@@ -226,7 +233,7 @@ bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done
 
 void ClusterLog::RefreshRole() {
   const NodeStatus st = node_->Status();
-  const bool leader = st.role == NodeStatus::Role::kLeader && st.leader_ready;
+  const bool leader = st.role == NodeStatus::Role::kLeader && st.leader_ready && !dirty_;
   if (leader_.exchange(leader) != leader) {
     s_.log->info("Raft node {}: {} (term {})", config_.id,
                  leader ? "leader, accepting writes" : "follower, read-only", st.term);

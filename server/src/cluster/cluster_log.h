@@ -103,6 +103,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   bool stopping_ = false;
   std::thread proposer_;
   std::atomic<bool> leader_{false};
+  std::atomic<bool> dirty_{false};  // an entry was lost: the node is stopping (Proposed)
   std::atomic<bool> attached_{false};
 };
 
