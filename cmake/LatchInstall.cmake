@@ -44,8 +44,15 @@ endforeach()
 set_target_properties(latch_warnings PROPERTIES EXPORT_NAME internal_warnings)
 set_target_properties(latch_robin_map PROPERTIES EXPORT_NAME internal_robin_map)
 
+# A server built with Raft (LATCH_CLUSTER) links latch_cluster, a link-only helper too.
+set(LATCH_CLUSTER_EXPORT)
+if(TARGET latch_cluster)
+  set_target_properties(latch_cluster PROPERTIES EXPORT_NAME internal_cluster)
+  set(LATCH_CLUSTER_EXPORT latch_cluster)
+endif()
+
 install(TARGETS latch_protocol latch_client latch_server latch_testing latch_warnings
-  latch_robin_map
+  latch_robin_map ${LATCH_CLUSTER_EXPORT}
   EXPORT latchTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(EXPORT latchTargets NAMESPACE latch:: DESTINATION ${LATCH_CMAKE_DIR} COMPONENT dev)

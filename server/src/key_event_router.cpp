@@ -68,6 +68,7 @@ void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
   }
   if (watches_.active()) watches_.Touch(DbOf(shard), e.key, e.hash);
   if (store::KeyEvents* j = journal()) j->OnModified(shard, e);
+  if (store::KeyEvents* r = replication()) r->OnModified(shard, e);
 }
 
 store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent& e) {
@@ -77,6 +78,7 @@ store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent
   }
   // The journal logs the removal before a waiter's grant (which reports its own kWritten).
   if (store::KeyEvents* j = journal()) j->OnGone(shard, e);
+  if (store::KeyEvents* r = replication()) r->OnGone(shard, e);
   store::LockTable& table = locks_.ForShard(shard.index());
   LockTimings* timings = locks_.stats().timings;
   if (timings == nullptr) return table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
@@ -101,6 +103,7 @@ void KeyEventRouter::OnClearing(store::Shard& shard) {
 
 void KeyEventRouter::OnCleared(store::Shard& shard) {
   if (store::KeyEvents* j = journal()) j->OnCleared(shard);
+  if (store::KeyEvents* r = replication()) r->OnCleared(shard);
   locks_.ForShard(shard.index()).OnCleared();
   if (auto* t = locks_.stats().timings) t->Cleared(shard.index());
 }

@@ -2,14 +2,16 @@
 // The server's one KeyEvents hook (store/key_events.h), installed on every shard: it hands
 // each key event to the concerns that listen to writes, in a fixed order, under the shard's
 // lock. A modified key (OnModified): the held-locks gauge, WATCH (WatchRegistry::Touch), then
-// the journal. A gone key (OnGone): WATCH, the counter of LOCK.ACQUIRE leases that ran out
+// the journal and the Raft log. A gone key (OnGone): WATCH, the counter of LOCK.ACQUIRE leases that ran out
 // (LockStats::expired_while_held), the journal (its DEL), and last the lock waiters: the key
 // is granted to its first waiter (store::LockTable), whose re-created key reports its own
 // OnModified, so the journal records the DEL before the grant.
 //
 // The journal slot (set_journal) is the one seam where a write's effects leave the Op layer
 // for a log: every event, grants included, in the order the shard applied them
-// (docs/design/journal.md, "The journal seam").
+// (docs/design/journal.md, "The journal seam"). A cluster node's Raft log
+// (set_replication, cluster/cluster_log.h) listens right after the journal, to the same
+// events.
 // Commands never call any of these themselves, so none of them can be skipped.
 #include <atomic>
 #include <cstdint>
@@ -45,6 +47,11 @@ class KeyEventRouter final : public store::KeyEvents {
   void set_journal(store::KeyEvents* journal) {
     journal_.store(journal, std::memory_order_release);
   }
+  // A cluster node's Raft log (cluster/cluster_log.h): sees every event after the journal,
+  // with the journal's contract. Set before the workers start and cleared after they stop.
+  void set_replication(store::KeyEvents* log) {
+    replication_.store(log, std::memory_order_release);
+  }
   // The server's CLIENT PAUSE test (ServerState::ExpiryPaused); none: expiry never held.
   void set_expiry_hold(std::function<bool(std::int64_t)> held) { expiry_held_ = std::move(held); }
 
@@ -67,6 +74,8 @@ class KeyEventRouter final : public store::KeyEvents {
   // visible to the thread that reads it).
   store::KeyEvents* journal() const { return journal_.load(std::memory_order_acquire); }
   std::atomic<store::KeyEvents*> journal_{nullptr};
+  store::KeyEvents* replication() const { return replication_.load(std::memory_order_acquire); }
+  std::atomic<store::KeyEvents*> replication_{nullptr};
   std::function<bool(std::int64_t)> expiry_held_;
 };
 

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <thread>
 
+#include "cluster/raft_config.h"
 #include "config/config_parser.h"
 #include "config/log_setup.h"
 #include "latch/server.h"
@@ -145,6 +146,15 @@ int main(int argc, char** argv) {
     return ConfigFailure(e);
   }
   latch::Options& options = config.options;
+  // A cluster node checks its raft-* directives before anything starts (raft-peers malformed,
+  // duplicated, or without this node): nothing is served, nothing written.
+  if (!options.raft_peers.empty()) {
+    latch::cluster::RaftConfig raft;
+    if (auto refused = latch::cluster::ResolveRaftConfig(options, &raft)) {
+      std::cerr << "*** FATAL CONFIG ERROR (latchd " LATCH_VERSION ") ***\n" << *refused << '\n';
+      return 1;
+    }
+  }
   if (auto refused = latch::testing::PrepareTestMode(options)) {
     std::cerr << *refused << '\n';
     return 1;

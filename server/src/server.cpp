@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "acl/acl_file.h"
+#include "cluster/cluster_hooks.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/peer_address.h"
@@ -127,6 +128,9 @@ class ServerImpl {
     state_.grants_held_until_mono_ms.store(
         restart_delay > 0 ? state_.clock->MonoMs() + restart_delay : 0);
     if (state_.scripting) state_.scripting->ResetShutdown();  // no worker runs yet
+    // A cluster node (raft-peers) joins its cluster before anything listens or any worker
+    // runs: its log listens on the key events, and it serves as a follower until elected.
+    cluster::StartNode(state_);
     // As Redis: with a TLS port, port 0 means no plain listener (an embedded server asks for
     // a free TLS port with tls_port -1, and keeps port 0's meaning of a free plain port).
     std::string first;
@@ -210,7 +214,9 @@ class ServerImpl {
     for (auto& w : workers_) w->Join();
     // The script thread posts its last reply to a worker's io_context: joined before they go.
     if (state_.scripting) state_.scripting->StopThread();
-    // Before the workers' io_contexts go: the journal's last completions are posted there.
+    // Before the workers' io_contexts go: the journal's last completions are posted there,
+    // and so are the Raft log's.
+    cluster::StopNode(state_);
     state_.persistence->Stop();
     workers_.clear();
     rest_sessions_.clear();  // after the workers' contexts, whose sessions unregister here

@@ -47,7 +47,11 @@ class ScriptEngine;
 }  // namespace scripting
 namespace journal {
 class Persistence;
+class ReplyLog;
 }  // namespace journal
+namespace cluster {
+class ClusterLog;
+}  // namespace cluster
 class TlsContextSlot;
 struct AclDenialCounters;  // metrics/acl_counters.h
 
@@ -94,7 +98,9 @@ struct ServerState {
   std::shared_ptr<ClientPause> client_pause;
   // No key expires actively while clients are paused (WRITE or ALL), as in Redis: an expiry
   // would hand a lock to a waiter.
+  // Nor on a Raft follower, ever: the leader's deletions arrive as log entries.
   bool ExpiryPaused(std::int64_t now_ms) const {
+    if (raft_follower.load(std::memory_order_relaxed)) return true;
     return client_pause_type.load(std::memory_order_relaxed) != 0 &&
            now_ms < client_pause_end_ms.load(std::memory_order_relaxed);
   }
@@ -125,6 +131,14 @@ struct ServerState {
   std::once_flag scripting_once;
   std::shared_ptr<scripting::ScriptEngine> scripting;
   std::atomic<bool> script_busy{false};
+  // A cluster node (cluster/cluster_log.h, docs/CLUSTER.md; null without raft-peers): its
+  // Raft log, and whether it is a follower, which refuses writes with -READONLY
+  // (commands/command_table.cpp) and expires nothing (ExpiryPaused).
+  // reply_log is the same log as the journal's hold sees it (journal/reply_log.h). Both are
+  // set before the workers start and cleared after they stop.
+  std::shared_ptr<cluster::ClusterLog> cluster;
+  journal::ReplyLog* reply_log = nullptr;
+  std::atomic<bool> raft_follower{false};
   // The journal, its loader and rewrite (journal/persistence.h); set by the server.
   std::shared_ptr<journal::Persistence> persistence;
   // The errno of the journal's last failed write or fdatasync, 0 when the last one worked:

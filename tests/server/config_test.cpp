@@ -483,6 +483,12 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"aof-load-truncated", "no"},
       {"aof-timestamp-enabled", "yes"},
       {"lock-restart-delay", "30000"},
+      {"raft-id", "2"},
+      {"raft-addr", "10.0.0.2:7001"},
+      {"raft-peers", "1=10.0.0.1:7001:6380 2=10.0.0.2:7001:6380"},
+      {"raft-dir", "/var/lib/latchd/raft"},
+      {"raft-election-timeout", "600"},
+      {"raft-heartbeat-interval", "50"},
       {"enable-test-commands", "yes"},
       {"clock", "manual"},
       {"unixsocket", "/run/latch/latchd.sock"},
@@ -537,9 +543,10 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // enable-debug-command, enable-protected-configs, lua-time-limit, busy-reply-threshold,
   // aof-load-truncated, aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
-  // latency-monitor-threshold, and 12 tls-* directives
+  // latency-monitor-threshold, raft-election-timeout, raft-heartbeat-interval, and 12 tls-*
+  // directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 16u + 12u + kThresholds);
+  EXPECT_EQ(ConfigGet(o, args).size(), 18u + 12u + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than, and 7
   // tls-* directives

@@ -39,15 +39,30 @@ bool LooksLikePortTaken(const std::string& log) {
 
 }  // namespace
 
-ServerProcess::ServerProcess(std::string name, ArgvForPort argv_for_port) : name_(std::move(name)) {
+bool ServerProcess::OpenLog() {
   char path[] = "/tmp/latch-test-server-XXXXXX";
   int fd = ::mkstemp(path);
   if (fd < 0) {
     error_ = "cannot create a log file for " + name_;
-    return;
+    return false;
   }
   ::close(fd);
   log_path_ = path;
+  return true;
+}
+
+ServerProcess::ServerProcess(std::string name, std::vector<std::string> argv, int port)
+    : name_(std::move(name)) {
+  if (!OpenLog()) return;
+  if (StartOnce(argv, port) == StartResult::kReady) {
+    port_ = port;
+    return;
+  }
+  if (error_.empty()) error_ = name_ + ": port " + std::to_string(port) + " is taken";
+}
+
+ServerProcess::ServerProcess(std::string name, ArgvForPort argv_for_port) : name_(std::move(name)) {
+  if (!OpenLog()) return;
   for (int attempt = 0; attempt < kStartAttempts; ++attempt) {
     int port = FreePort();
     if (port == 0) {

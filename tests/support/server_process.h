@@ -23,6 +23,9 @@ class ServerProcess {
   // Starts the server on a free port and waits until it answers PING (any reply). If the port was
   // taken in the meantime the start is retried on another port (a bounded number of times).
   ServerProcess(std::string name, ArgvForPort argv_for_port);
+  // Starts `argv` once, for a server that must listen on `port`, chosen in advance (cluster
+  // nodes name each other's ports in their configuration): no retry on another port.
+  ServerProcess(std::string name, std::vector<std::string> argv, int port);
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
@@ -43,6 +46,7 @@ class ServerProcess {
 
  private:
   enum class StartResult { kReady, kPortTaken, kFailed };
+  bool OpenLog();
   StartResult StartOnce(const std::vector<std::string>& argv, int port);
   // Kills the child if it is still running and reaps it; returns the wait status or -1.
   int Reap(int signal);

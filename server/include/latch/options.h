@@ -128,6 +128,18 @@ struct Options {
   bool aof_timestamp_enabled = false;
   std::int64_t lock_restart_delay = 0;  // ms after start during which no lock is granted
 
+  // Raft cluster (docs/CLUSTER.md, server/src/cluster/): with raft_peers empty latchd is the
+  // single node it always was. raft_peers: "ID=HOST:RAFTPORT:CLIENTPORT ..." (the first
+  // membership, this node included); raft_addr: this node's Raft address (empty: its entry in
+  // raft_peers); raft_dir: the Raft log (empty: "raft" under `dir`). Checked at start-up
+  // (cluster/raft_config.h).
+  std::uint64_t raft_id = 0;
+  std::string raft_addr;
+  std::string raft_peers;
+  std::string raft_dir;
+  std::int64_t raft_election_timeout = 1000;   // ms
+  std::int64_t raft_heartbeat_interval = 100;  // ms
+
   // Test mode (docs/TESTING.md): the TEST.* commands (clock, faults, reset) and per-command
   // counts. latchd refuses to start with it unless every bind address is loopback.
   bool enable_test_commands = false;

@@ -107,17 +107,31 @@ bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
 // (journal/journal.h), a client's writes are refused, and so are its PING and an EXEC whose
 // queue writes; a script's writes too (its redis.call() comes through here). EXEC's own
 // commands were checked with the EXEC. Nothing is refused while no journal is open.
-bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
-  if (ctx.origin == CommandOrigin::kExec) return false;
-  if (spec.flags & kCmdWrite) return true;
-  if (ctx.origin != CommandOrigin::kClient) return false;
-  if (spec.name == "ping") return true;
+bool ExecQueuesWrite(const CommandSpec& spec, const CommandContext& ctx) {
   if (spec.name != "exec" || !ctx.session.in_multi) return false;
   const CommandTable& table = *ctx.server.commands;
   return std::any_of(ctx.session.queued.begin(), ctx.session.queued.end(), [&](const auto& cmd) {
     const CommandSpec* queued = table.FindCommand(cmd);
     return queued != nullptr && (queued->flags & kCmdWrite);
   });
+}
+
+bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
+  if (ctx.origin == CommandOrigin::kExec) return false;
+  if (spec.flags & kCmdWrite) return true;
+  if (ctx.origin != CommandOrigin::kClient) return false;
+  if (spec.name == "ping") return true;
+  return ExecQueuesWrite(spec, ctx);
+}
+
+// A Raft follower refuses writes as a Redis read-only replica does (processCommand's
+// is_write_command): a write command, from a client or a script's redis.call(), and an EXEC
+// whose queue writes. Forwarding to the leader is a later step (docs/CLUSTER.md).
+constexpr std::string_view kReadOnlyReplica =
+    "READONLY You can't write against a read only replica.";
+bool RefusedOnFollower(const CommandSpec& spec, const CommandContext& ctx) {
+  if (ctx.origin == CommandOrigin::kExec) return false;
+  return (spec.flags & kCmdWrite) || ExecQueuesWrite(spec, ctx);
 }
 
 std::string DiskErrorReply(int err) {
@@ -272,6 +286,9 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
   if (const int err = ctx.server.journal_write_errno.load(std::memory_order_relaxed);
       err != 0 && RefusedForDiskError(*spec, ctx)) {
     return Refuse(*spec, ctx, DiskErrorReply(err));
+  }
+  if (ctx.server.raft_follower.load(std::memory_order_relaxed) && RefusedOnFollower(*spec, ctx)) {
+    return Refuse(*spec, ctx, kReadOnlyReplica);
   }
   if (ctx.session.subscriptions != 0 && ctx.session.proto == 2 &&
       !(spec->flags & kCmdSubscriberContext) && ctx.origin == CommandOrigin::kClient) {

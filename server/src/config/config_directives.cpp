@@ -1,23 +1,23 @@
 #include "config/config_directives.h"
 
-#include <array>
-#include <cstdint>
-#include <limits>
-#include <variant>
-#include <vector>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <boost/asio/ip/address.hpp>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <variant>
+#include <vector>
 
 #include "config/config_values.h"
 #include "config/output_buffer_limit.h"
+#include "config/raft_peers.h"
 #include "config/tls_directives.h"
 #include "store/object.h"
 
@@ -106,6 +106,17 @@ SetResult SetBind(Options& o, std::string_view value) {
     joined += a.address;
   }
   o.bind = std::move(joined);
+  return std::nullopt;
+}
+
+// raft-peers: every member well-formed and no id or address twice; the rest (this node among
+// them, host names) is checked at start-up (cluster/raft_config.h).
+SetResult SetRaftPeers(Options& o, std::string_view value) {
+  std::vector<PeerSpec> peers;
+  if (!value.empty()) {
+    if (SetResult reason = ParsePeers(value, &peers)) return reason;
+  }
+  o.raft_peers = std::string(value);
   return std::nullopt;
 }
 
@@ -307,8 +318,8 @@ constexpr std::array kDirectives = {
     ConfigDirective{"rest-port", GetNumber<&Options::rest_port>,
                     SetInteger<&Options::rest_port, 0, 65535>, false},
     ConfigDirective{"rest-bind", GetString<&Options::rest_bind>, SetRestBind, false, true},
-    ConfigDirective{"rest-token", GetString<&Options::rest_token>,
-                    SetString<&Options::rest_token>, true},
+    ConfigDirective{"rest-token", GetString<&Options::rest_token>, SetString<&Options::rest_token>,
+                    true},
     ConfigDirective{"rest-user", GetString<&Options::rest_user>, SetString<&Options::rest_user>,
                     true},
     ConfigDirective{"io-threads", GetNumber<&Options::io_threads>,
@@ -376,8 +387,8 @@ constexpr std::array kDirectives = {
                     SetString<&Options::tls_ca_cert_file>, true},
     ConfigDirective{"tls-ca-cert-dir", GetString<&Options::tls_ca_cert_dir>,
                     SetString<&Options::tls_ca_cert_dir>, true},
-    ConfigDirective{"tls-auth-clients", GetString<&Options::tls_auth_clients>,
-                    SetTlsAuthClients, true},
+    ConfigDirective{"tls-auth-clients", GetString<&Options::tls_auth_clients>, SetTlsAuthClients,
+                    true},
     ConfigDirective{"tls-protocols", GetString<&Options::tls_protocols>,
                     SetString<&Options::tls_protocols>, true},
     ConfigDirective{"tls-ciphers", GetString<&Options::tls_ciphers>,
@@ -396,8 +407,8 @@ constexpr std::array kDirectives = {
                     SetInteger<&Options::tls_session_cache_timeout, 0, kIntMax>, true},
     ConfigDirective{"tls-handshake-timeout", GetNumber<&Options::tls_handshake_timeout>,
                     SetInteger<&Options::tls_handshake_timeout, 0, kIntMax>, true},
-    ConfigDirective{"unixsocket", GetString<&Options::unixsocket>,
-                    SetString<&Options::unixsocket>, false},
+    ConfigDirective{"unixsocket", GetString<&Options::unixsocket>, SetString<&Options::unixsocket>,
+                    false},
     ConfigDirective{"unixsocketperm", GetOctal, SetUnixsocketPerm, false},
     // Operating (SLOWLOG, LATENCY, INFO latencystats): all apply at once.
     ConfigDirective{"slowlog-log-slower-than", GetNumber<&Options::slowlog_log_slower_than>,
@@ -438,6 +449,18 @@ constexpr std::array kDirectives = {
                     SetYesNo<&Options::aof_timestamp_enabled>, true},
     ConfigDirective{"lock-restart-delay", GetNumber<&Options::lock_restart_delay>,
                     SetInteger<&Options::lock_restart_delay, 0, kInt64Max>, false},
+    // Raft cluster (cluster/raft_config.h, docs/CLUSTER.md): set at start-up only.
+    ConfigDirective{"raft-id", GetNumber<&Options::raft_id>,
+                    SetInteger<&Options::raft_id, 0, kInt64Max>, false},
+    ConfigDirective{"raft-addr", GetString<&Options::raft_addr>, SetString<&Options::raft_addr>,
+                    false},
+    ConfigDirective{"raft-peers", GetString<&Options::raft_peers>, SetRaftPeers, false, true},
+    ConfigDirective{"raft-dir", GetString<&Options::raft_dir>, SetString<&Options::raft_dir>,
+                    false},
+    ConfigDirective{"raft-election-timeout", GetNumber<&Options::raft_election_timeout>,
+                    SetInteger<&Options::raft_election_timeout, 10, 3600000>, false},
+    ConfigDirective{"raft-heartbeat-interval", GetNumber<&Options::raft_heartbeat_interval>,
+                    SetInteger<&Options::raft_heartbeat_interval, 1, 3600000>, false},
 };
 
 }  // namespace

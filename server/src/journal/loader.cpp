@@ -311,6 +311,37 @@ void LoadFile(const AofPaths& paths, const AofFile& file, bool last, bool load_t
 
 }  // namespace
 
+bool ApplyRecords(std::string_view records, const Databases& dbs, store::FencingTokens& tokens,
+                  const TimeSnapshot& now, std::string* error) {
+  LoadResult result;
+  Applier applier(dbs, tokens, now, result);
+  applier.StartFile("(raft entry)");
+  RecordReader reader(records);
+  std::vector<std::string_view> args;
+  try {
+    for (;;) {
+      const RecordReader::Result r = reader.Next(&args);
+      if (r == RecordReader::Result::kEnd) break;
+      if (r != RecordReader::Result::kRecord) {
+        *error = "bad record format";
+        return false;
+      }
+      if (!applier.Apply(args)) {
+        *error = "unknown record '" + std::string(args[0]) + "'";
+        return false;
+      }
+    }
+  } catch (const LoadError& e) {
+    *error = e.what();
+    return false;
+  }
+  if (applier.DiscardOpen()) {
+    *error = "unfinished MULTI group";
+    return false;
+  }
+  return true;
+}
+
 LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Databases& dbs,
                        store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated,
                        spdlog::logger& log) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "journal/aof_files.h"
 #include "latch/clock.h"
@@ -47,6 +48,13 @@ struct Databases {
   store::KeyspaceSet& set;
   std::function<store::Keyspace&(int db)> ensure;
 };
+
+// Applies `records` (whole records in the journal's encoding, starting in database 0) as the
+// loader does, with deadlines read against `now`: a Raft entry on a cluster node
+// (cluster/cluster_log.h). False, with the reason in *error, when a record is not one the
+// journal writes; the records before it stay applied.
+bool ApplyRecords(std::string_view records, const Databases& dbs, store::FencingTokens& tokens,
+                  const TimeSnapshot& now, std::string* error);
 
 LoadResult LoadJournal(const AofPaths& paths, const Manifest& manifest, const Databases& dbs,
                        store::FencingTokens& tokens, const TimeSnapshot& now, bool load_truncated,

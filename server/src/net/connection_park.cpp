@@ -78,10 +78,15 @@ void Connection::DeliverPushes() {
 
 bool Connection::HoldForJournal() {
   const std::uint64_t seq = std::exchange(journal_seq_, 0);
-  return journal::HoldUntilDurable(state_, seq, worker_.context(), [self = shared_from_this()] {
-    if (self->closed_) return;
-    self->StartWrite();
-  });
+  return journal::HoldUntilDurable(
+      state_, seq, worker_.context(),
+      [self = shared_from_this()] {
+        if (self->closed_) return;
+        self->StartWrite();
+      },
+      // A cluster node's entry may not commit (leadership lost): the write's outcome is
+      // unknown, so the client is told as a Redis master's death tells it (docs/CLUSTER.md).
+      [self = shared_from_this()] { self->Close(); });
 }
 
 }  // namespace latch

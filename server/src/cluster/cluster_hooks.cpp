@@ -1,0 +1,36 @@
+#include "cluster/cluster_hooks.h"
+
+#include <stdexcept>
+
+#include "cluster/cluster_log.h"
+#include "cluster/raft_config.h"
+#include "server_state.h"
+
+namespace latch::cluster {
+
+void StartNode(ServerState& s) {
+  RaftConfig config;
+  {
+    std::lock_guard lock(s.options_mu);
+    if (s.options.raft_peers.empty()) return;
+    if (auto refused = ResolveRaftConfig(s.options, &config)) throw std::runtime_error(*refused);
+  }
+  if (s.cluster) return;  // started before (a server started again after stop())
+  s.cluster = std::make_shared<ClusterLog>(s, std::move(config));
+  s.cluster->Attach();
+  s.reply_log = s.cluster.get();
+}
+
+void StopNode(ServerState& s) {
+  if (s.cluster) s.cluster->Stop();
+  s.reply_log = nullptr;
+  s.cluster.reset();
+}
+
+bool Role(const ServerState& s, RoleView* out) {
+  if (!s.cluster) return false;
+  *out = s.cluster->Role();
+  return true;
+}
+
+}  // namespace latch::cluster

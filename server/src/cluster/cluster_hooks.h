@@ -1,0 +1,22 @@
+#pragma once
+// The server's few entry points into a cluster node (cluster_log.h), kept in one light header.
+// Built from cluster_hooks.cpp when latch_cluster (libraft) is, else from
+// cluster_hooks_none.cpp, where raft-peers stops start-up.
+#include "cluster/cluster_log_view.h"
+
+namespace latch {
+struct ServerState;
+}  // namespace latch
+
+namespace latch::cluster {
+
+// With raft-peers set: starts the Raft node and attaches its log to the key events, before
+// any worker runs. Throws std::runtime_error when it cannot (bad raft-* options, libraft
+// refusing the directory or the port, latchd built without libraft). Nothing without.
+void StartNode(ServerState& s);
+// After the workers stopped and before their io_contexts go: held replies end as lost.
+void StopNode(ServerState& s);
+// ROLE's facts; false on a single node.
+bool Role(const ServerState& s, RoleView* out);
+
+}  // namespace latch::cluster

@@ -1,0 +1,18 @@
+// cluster_hooks.h when latchd is built without libraft (LATCH_CLUSTER off).
+#include <stdexcept>
+
+#include "cluster/cluster_hooks.h"
+#include "server_state.h"
+
+namespace latch::cluster {
+
+void StartNode(ServerState& s) {
+  std::lock_guard lock(s.options_mu);
+  if (!s.options.raft_peers.empty()) {
+    throw std::runtime_error("raft-peers is set but this latchd was built without libraft");
+  }
+}
+void StopNode(ServerState&) {}
+bool Role(const ServerState&, RoleView*) { return false; }
+
+}  // namespace latch::cluster

@@ -1,0 +1,287 @@
+#include "cluster/cluster_log.h"
+
+#include <spdlog/logger.h>
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <random>
+#include <stdexcept>
+
+#include "journal/container_records.h"
+#include "journal/journal.h"
+#include "journal/loader.h"
+#include "journal/record_codec.h"
+#include "server_state.h"
+#include "store/keyspace.h"
+
+namespace latch::cluster {
+namespace {
+
+// Set on the Raft thread while it applies an entry: the key events of that apply are the
+// log's own, not new writes to record.
+thread_local bool t_applying = false;
+
+constexpr std::size_t kNonceBytes = 8;
+// How often the proposer looks at the node's role when nothing is proposed: a new leader
+// accepts writes at most this long after its election barrier applied.
+constexpr auto kRolePoll = std::chrono::milliseconds(10);
+
+std::uint64_t RandomNonce() {
+  std::random_device rd;
+  std::uint64_t v = 0;
+  while (v == 0) v = (std::uint64_t{rd()} << 32) ^ rd();
+  return v;
+}
+
+void PutU64(std::string* out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+std::uint64_t GetU64(std::string_view p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  return v;
+}
+
+// The deadline as an entry carries it: the ms left on the leader's clock, plus 1 ms per
+// second for clock-rate differences between machines (docs/CLUSTER.md, "Expiry": a follower's
+// deadline is never earlier than the leader's). 0: no deadline.
+std::int64_t RelativeDeadline(const store::Object& o, std::int64_t now_mono_ms) {
+  if (!o.has_expire()) return 0;
+  const std::int64_t left = std::max<std::int64_t>(1, o.expire_at() - now_mono_ms);
+  return left + (left + 999) / 1000;
+}
+
+}  // namespace
+
+ClusterLog::ClusterLog(ServerState& s, RaftConfig config)
+    : s_(s), config_(std::move(config)), nonce_(RandomNonce()) {
+  RaftNodeOptions o;
+  o.id = config_.id;
+  o.address = config_.address;
+  for (const auto& m : config_.members) o.peers.push_back(Peer{m.id, m.raft_address});
+  o.dir = config_.dir;
+  o.election_timeout = std::chrono::milliseconds(config_.election_timeout_ms);
+  o.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
+  // No snapshots yet (docs/CLUSTER.md, "Status"): the log keeps every entry, so a restart
+  // replays all of it.
+  o.snapshot_threshold = 0xFFFFFFFFu;
+  std::error_code ec;
+  std::filesystem::create_directories(o.dir, ec);
+  if (ec) {
+    throw std::runtime_error("Can't create raft-dir '" + config_.dir + "': " + ec.message());
+  }
+  s_.raft_follower.store(true);  // until this node is a leader that may serve
+  node_ = std::make_unique<RaftNode>(std::move(o), *this);
+  proposer_ = std::thread([this] { RunProposer(); });
+}
+
+ClusterLog::~ClusterLog() { Stop(); }
+
+void ClusterLog::Attach() {
+  s_.key_events.set_replication(this);
+  attached_ = true;
+}
+
+void ClusterLog::Stop() {
+  if (attached_.exchange(false)) s_.key_events.set_replication(nullptr);
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (proposer_.joinable()) proposer_.join();
+  node_->Stop();  // pending proposals end (Proposed: lost)
+  std::lock_guard lock(mu_);
+  for (auto& [seq, w] : waiters_) {
+    boost::asio::post(*w.on, [done = std::move(w.done)] { done(false); });
+  }
+  waiters_.clear();
+}
+
+std::uint64_t ClusterLog::appended() const {
+  std::lock_guard lock(mu_);
+  return appended_;
+}
+
+template <class Encode>
+void ClusterLog::Append(int db, Encode&& encode) {
+  std::uint64_t seq;
+  {
+    std::lock_guard lock(mu_);
+    if (db != selected_db_) {
+      journal::EncodeSelect(&buf_, db);
+      selected_db_ = db;
+    }
+    encode(&buf_);
+    seq = ++appended_;
+  }
+  cv_.notify_one();
+  journal::detail::t_last_seq = seq;  // the connection's hold (journal/server_hooks.h)
+}
+
+bool ClusterLog::Recording() const { return !t_applying; }
+
+void ClusterLog::OnModified(store::Shard& shard, const store::KeyEvent& e) {
+  if (!Recording()) return;
+  const store::Object& o = *e.object;
+  const std::int64_t deadline = RelativeDeadline(o, s_.clock->MonoMs());
+  Append(s_.dbs.DbOf(shard), [&](std::string* out) {
+    if (o.is_container()) {
+      journal::EncodeContainer(out, o, deadline);
+    } else if (const std::uint64_t token = o.token(); token != 0) {
+      journal::EncodeLock(out, o.key(), o.value(), token, deadline);
+    } else {
+      journal::EncodeSet(out, o.key(), o.value(), deadline);
+    }
+  });
+}
+
+store::Object* ClusterLog::OnGone(store::Shard& shard, const store::KeyEvent& e) {
+  if (Recording()) {
+    Append(s_.dbs.DbOf(shard), [&](std::string* out) { journal::EncodeDel(out, e.key); });
+  }
+  return nullptr;
+}
+
+void ClusterLog::OnCleared(store::Shard& shard) {
+  if (!Recording()) return;
+  const int count = s_.dbs.shards_per_db();
+  Append(s_.dbs.DbOf(shard),
+         [&](std::string* out) { journal::EncodeFlushShard(out, shard.index() % count, count); });
+}
+
+// One entry per pass: everything buffered since the last (group commit). One thread calls
+// Propose, so entries reach the log in the order their records were appended.
+void ClusterLog::RunProposer() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || !buf_.empty(); });
+    if (stopping_) break;
+    if (!buf_.empty()) {
+      std::string payload;
+      payload.reserve(kNonceBytes + buf_.size());
+      PutU64(&payload, nonce_);
+      payload += buf_;
+      buf_.clear();
+      selected_db_ = 0;
+      const std::uint64_t from = proposed_;
+      proposed_ = appended_;
+      const std::uint64_t upto = proposed_;
+      lock.unlock();
+      node_->Propose(std::move(payload),
+                     [this, from, upto](const ProposeResult& r) { Proposed(from, upto, r); });
+      lock.lock();
+    }
+    lock.unlock();
+    RefreshRole();
+    lock.lock();
+  }
+}
+
+// On the Raft thread: entries commit in log order, so a committed entry settles every record
+// before it (earlier entries were committed or reported lost first).
+void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r) {
+  const bool ok = r.status == ProposeStatus::kOk;
+  if (!ok && r.status != ProposeStatus::kShutdown && !dirty_.exchange(true)) {
+    // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
+    // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as
+    // a follower's reads, or as a leader that would grant a key the cluster still holds); a
+    // restart replays the log into an empty keyspace.
+    s_.log->critical(
+        "Raft: this node lost leadership with writes not committed (records {}..{}: {}); its "
+        "keyspace may hold them, so it stops. Restart it: it rebuilds its keyspace from the log",
+        from + 1, upto, r.error);
+    s_.raft_follower.store(true);
+    if (s_.request_shutdown) s_.request_shutdown();
+  }
+  std::lock_guard lock(mu_);
+  if (ok) {
+    committed_ = std::max(committed_, upto);
+  } else {
+    lost_.emplace_back(from, upto);
+    if (lost_.size() > 1024) lost_.pop_front();
+  }
+  auto end = waiters_.upper_bound(upto);
+  for (auto it = waiters_.begin(); it != end; ++it) {
+    const bool committed = ok || it->first <= from;
+    boost::asio::post(*it->second.on,
+                      [done = std::move(it->second.done), committed] { done(committed); });
+  }
+  waiters_.erase(waiters_.begin(), end);
+}
+
+bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,
+                               boost::asio::io_context& on) {
+  std::lock_guard lock(mu_);
+  for (const auto& [from, upto] : lost_) {
+    if (seq > from && seq <= upto) {
+      boost::asio::post(on, [done = std::move(done)] { done(false); });
+      return true;
+    }
+  }
+  if (seq <= committed_) return false;
+  if (stopping_) {
+    boost::asio::post(on, [done = std::move(done)] { done(false); });
+    return true;
+  }
+  waiters_.emplace(seq, Waiter{seq, &on, std::move(done)});
+  return true;
+}
+
+void ClusterLog::RefreshRole() {
+  const NodeStatus st = node_->Status();
+  const bool leader = st.role == NodeStatus::Role::kLeader && st.leader_ready && !dirty_;
+  if (leader_.exchange(leader) != leader) {
+    s_.log->info("Raft node {}: {} (term {})", config_.id,
+                 leader ? "leader, accepting writes" : "follower, read-only", st.term);
+  }
+  s_.raft_follower.store(!leader, std::memory_order_relaxed);
+}
+
+RoleView ClusterLog::Role() const {
+  const NodeStatus st = node_->Status();
+  RoleView v;
+  v.leader = leader_.load();
+  v.offset = st.applied_index;
+  for (const auto& m : config_.members) {
+    if (m.id == st.leader_id) {
+      v.leader_host = m.client_host;
+      v.leader_port = m.client_port;
+    } else if (v.leader && m.id != config_.id) {
+      v.replicas.push_back({m.client_host, m.client_port});
+    }
+  }
+  return v;
+}
+
+void ClusterLog::Apply(EntryId id, std::string_view payload) {
+  if (payload.size() < kNonceBytes) {
+    s_.log->warn("Raft entry {} is too short to be latchd's; skipped", id.index);
+    return;
+  }
+  if (GetU64(payload) == nonce_) return;  // proposed here: already in this keyspace
+  // Deadlines are relative to this moment (the header comment): a time base of 0.
+  const TimeSnapshot now{s_.clock->MonoMs(), 0, 0};
+  const journal::Databases dbs{s_.dbs,
+                               [this](int db) -> store::Keyspace& { return s_.Database(db); }};
+  std::string error;
+  t_applying = true;
+  const bool ok =
+      journal::ApplyRecords(payload.substr(kNonceBytes), dbs, s_.locks.tokens(), now, &error);
+  t_applying = false;
+  if (!ok) {
+    // A node that cannot apply the log must not serve what it holds.
+    s_.log->critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
+                     error);
+    if (s_.request_shutdown) s_.request_shutdown();
+  }
+}
+
+std::string ClusterLog::Snapshot() { return {}; }  // never asked: snapshot_threshold above
+
+bool ClusterLog::Restore(std::string_view snapshot) { return snapshot.empty(); }
+
+}  // namespace latch::cluster

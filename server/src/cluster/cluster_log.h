@@ -1,0 +1,110 @@
+#pragma once
+// A cluster node's replicated keyspace (docs/CLUSTER.md): the Raft log between the store's key
+// events and libraft (raft_node.h).
+//
+// On the leader, ClusterLog listens on the key-event seam as the journal does (the router's
+// replication slot) and encodes the resulting state of every key written, under the shard
+// lock, into one buffer in the journal's record format (journal/record_codec.h), each record
+// numbered like a journal record (journal::ThisThreadLastSeq). A proposer thread hands
+// everything buffered so far to RaftNode::Propose as one entry (group commit, as the journal's
+// batches), so the log holds the records in the order the shards applied them. A connection
+// holds its replies until the entry holding its last record is committed and applied,
+// through the journal's hold (journal::HoldUntilDurable -> WhenCommitted).
+//
+// Deadlines in an entry are relative: the journal's PXAT records written against a time base
+// of 0, so "PXAT n" in an entry means n ms after the entry is applied (the leader writes the
+// ms left plus a margin for clock-rate differences, docs/CLUSTER.md "Expiry"). Followers apply
+// entries on the Raft thread with the journal loader's appliers (journal::ApplyRecords).
+//
+// Each entry starts with this process's nonce: the leader skips the entries it proposed
+// itself (their effects are in its keyspace already) and applies all others.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cluster/cluster_log_view.h"
+#include "cluster/raft_config.h"
+#include "cluster/raft_node.h"
+#include "journal/reply_log.h"
+#include "store/key_events.h"
+
+namespace latch {
+struct ServerState;
+}  // namespace latch
+
+namespace latch::cluster {
+
+class ClusterLog final : public store::KeyEvents, public StateMachine, public journal::ReplyLog {
+ public:
+  // Starts the Raft node (throws std::runtime_error when libraft cannot) and the proposer.
+  // Attach() then installs the listener; the caller does it before any worker runs.
+  ClusterLog(ServerState& s, RaftConfig config);
+  ~ClusterLog() override;
+  ClusterLog(const ClusterLog&) = delete;
+  ClusterLog& operator=(const ClusterLog&) = delete;
+
+  void Attach();
+  // Detaches, stops the node (pending holds end as lost) and the proposer. Idempotent.
+  void Stop();
+
+  // journal::ReplyLog: "committed" = the entry holding the record is committed and applied.
+  std::uint64_t appended() const override;
+  bool WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,
+                     boost::asio::io_context& on) override;
+  RoleView Role() const;
+
+  // store::KeyEvents, under the shard lock.
+  void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
+  store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
+  void OnCleared(store::Shard& shard) override;
+
+  // StateMachine, on the Raft thread.
+  void Apply(EntryId id, std::string_view payload) override;
+  std::string Snapshot() override;
+  bool Restore(std::string_view snapshot) override;
+
+ private:
+  struct Waiter {
+    std::uint64_t seq;
+    boost::asio::io_context* on;
+    std::function<void(bool)> done;
+  };
+  template <class Encode>
+  void Append(int db, Encode&& encode);
+  void RunProposer();
+  void Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r);
+  void RefreshRole();
+  bool Recording() const;
+
+  ServerState& s_;
+  RaftConfig config_;
+  const std::uint64_t nonce_;
+  std::unique_ptr<RaftNode> node_;
+
+  mutable std::mutex mu_;  // the fields below
+  std::condition_variable cv_;
+  std::string buf_;      // records not proposed yet
+  int selected_db_ = 0;  // the database of the last record in buf_ (each entry starts in 0)
+  std::uint64_t appended_ = 0;
+  std::uint64_t proposed_ = 0;   // records up to here are in proposed entries
+  std::uint64_t committed_ = 0;  // ... and up to here committed and applied
+  std::deque<std::pair<std::uint64_t, std::uint64_t>> lost_;  // record ranges never committed
+  std::multimap<std::uint64_t, Waiter> waiters_;
+  bool stopping_ = false;
+  std::thread proposer_;
+  std::atomic<bool> leader_{false};
+  std::atomic<bool> dirty_{false};  // an entry was lost: the node is stopping (Proposed)
+  std::atomic<bool> attached_{false};
+};
+
+}  // namespace latch::cluster

@@ -1,0 +1,38 @@
+#pragma once
+// The raft-* directives' start-up check (docs/CLUSTER.md, "Configuration"), which stops latchd
+// with a clear error before it serves anything. Part of latch_server whether or not
+// latch_cluster (libraft) is built.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/raft_peers.h"
+#include "latch/options.h"
+
+namespace latch::cluster {
+
+// What a cluster node starts with, resolved: libraft takes IPv4 literals only.
+struct RaftConfig {
+  std::uint64_t id = 0;
+  std::string address;  // this node's Raft address, "a.b.c.d:port"
+  struct Member {
+    std::uint64_t id;
+    std::string raft_address;  // "a.b.c.d:port"
+    std::string client_host;   // as written in raft-peers (ROLE, forwarding)
+    int client_port;
+  };
+  std::vector<Member> members;
+  std::string dir;
+  std::int64_t election_timeout_ms = 1000;
+  std::int64_t heartbeat_interval_ms = 100;
+};
+
+// The start-up check of the raft-* options (raft_peers must be set). Returns the cluster's
+// configuration, or the reason latchd must not start (malformed raft-peers, duplicate ids or
+// addresses, a host that does not resolve, raft-id missing or not among the peers, appendonly,
+// a heartbeat not below the election timeout).
+std::optional<std::string> ResolveRaftConfig(const Options& o, RaftConfig* out);
+
+}  // namespace latch::cluster

@@ -1,0 +1,301 @@
+// Three latchd processes on loopback as one Raft cluster (raft-peers; docs/CLUSTER.md): a
+// leader is elected, a lock taken on it is on both followers once acknowledged, followers
+// refuse writes, and after kill -9 of the leader the new leader still holds the lock until
+// its TTL ran out. Ports are picked at run time; every wait is a condition with a deadline.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/eventually.h"
+#include "support/free_port.h"
+#include "support/raw_connection.h"
+#include "support/server_process.h"
+
+namespace latch::test {
+namespace {
+
+using std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
+
+// Elections take one to two election timeouts (1 s by default), a split vote one more.
+constexpr milliseconds kElection{15000};
+
+std::string Bulk(const std::string& s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+}
+
+std::string Cmd(int port, const std::vector<std::string>& args) {
+  RawConnection conn(port, milliseconds(5000));
+  return conn.CommandArgs(args);
+}
+
+// The integer of a ":n\r\n" reply; INT64_MIN for anything else.
+std::int64_t IntegerOf(const std::string& reply) {
+  if (reply.size() < 4 || reply[0] != ':') return INT64_MIN;
+  return std::stoll(reply.substr(1));
+}
+
+class Cluster {
+ public:
+  static constexpr int kNodes = 3;
+
+  Cluster() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("latch-cluster-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    std::filesystem::remove_all(dir_);
+    std::set<int> used;
+    auto pick = [&] {
+      for (int i = 0; i < 100; ++i) {
+        const int p = FreePort();
+        if (p != 0 && used.insert(p).second) return p;
+      }
+      return 0;
+    };
+    for (int i = 0; i < kNodes; ++i) {
+      raft_ports_.push_back(pick());
+      client_ports_.push_back(pick());
+    }
+    for (int i = 0; i < kNodes; ++i) {
+      if (!peers_.empty()) peers_ += ' ';
+      peers_ += std::to_string(i + 1) + "=127.0.0.1:" + std::to_string(raft_ports_[i]) + ":" +
+                std::to_string(client_ports_[i]);
+    }
+    nodes_.resize(kNodes);
+  }
+  ~Cluster() {
+    nodes_.clear();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Starts every node; false (with the reason in *error) when one does not serve.
+  bool Start(std::string* error) {
+    for (int i = 0; i < kNodes; ++i) {
+      const std::string raft_dir = (dir_ / ("node" + std::to_string(i + 1))).string();
+      std::filesystem::create_directories(raft_dir);
+      nodes_[i] = std::make_unique<ServerProcess>(
+          "latchd node " + std::to_string(i + 1),
+          std::vector<std::string>{LATCHD_PATH, "--port", std::to_string(client_ports_[i]),
+                                   "--bind", "127.0.0.1", "--raft-id", std::to_string(i + 1),
+                                   "--raft-peers", peers_, "--raft-dir", raft_dir},
+          client_ports_[i]);
+      if (!nodes_[i]->ok()) {
+        *error = nodes_[i]->error();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  int port(int i) const { return client_ports_[i]; }
+  bool alive(int i) const { return nodes_[i] != nullptr; }
+  void Kill9(int i) {
+    ::kill(nodes_[i]->pid(), SIGKILL);
+    nodes_[i].reset();  // reaps it
+  }
+
+  void Signal(int i, int signal) { ::kill(nodes_[i]->pid(), signal); }
+  // Waits (bounded) for node i to exit by itself; its wait status, or -1 if it had to be killed.
+  int WaitExit(int i) {
+    const int status = nodes_[i]->WaitExit();
+    nodes_[i].reset();
+    return status;
+  }
+  std::string Log(int i) const { return nodes_[i] ? nodes_[i]->Log() : ""; }
+
+  // The node that answers ROLE as a master while every other live node answers as a replica
+  // of it ("connected"): -1 when there is none (yet).
+  int Leader() const {
+    int leader = -1;
+    for (int i = 0; i < kNodes; ++i) {
+      if (!alive(i)) continue;
+      if (Cmd(port(i), {"ROLE"}).starts_with("*3\r\n$6\r\nmaster\r\n")) {
+        if (leader != -1) return -1;
+        leader = i;
+      }
+    }
+    if (leader == -1) return -1;
+    const std::string follower_role = "*5\r\n$5\r\nslave\r\n" + Bulk("127.0.0.1") + ":" +
+                                      std::to_string(port(leader)) + "\r\n" + Bulk("connected");
+    for (int i = 0; i < kNodes; ++i) {
+      if (i == leader || !alive(i)) continue;
+      if (!Cmd(port(i), {"ROLE"}).starts_with(follower_role)) return -1;
+    }
+    return leader;
+  }
+
+  int WaitLeader() const {
+    int leader = -1;
+    Eventually([&] { return (leader = Leader()) != -1; }, kElection);
+    return leader;
+  }
+
+  std::string Logs() const {
+    std::string all;
+    for (int i = 0; i < kNodes; ++i) {
+      if (alive(i)) all += "--- node " + std::to_string(i + 1) + "\n" + nodes_[i]->Log();
+    }
+    return all;
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path dir_;
+  std::vector<int> raft_ports_, client_ports_;
+  std::string peers_;
+  std::vector<std::unique_ptr<ServerProcess>> nodes_;
+};
+
+TEST(LatchdCluster, ElectsALeaderAndReplicatesALockToBothFollowers) {
+  Cluster c;
+  std::string error;
+  ASSERT_TRUE(c.Start(&error)) << error;
+  const int leader = c.WaitLeader();
+  ASSERT_NE(leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
+
+  EXPECT_EQ(Cmd(c.port(leader), {"SET", "lock:a", "owner-1", "NX", "PX", "30000"}), "+OK\r\n");
+  for (int i = 0; i < Cluster::kNodes; ++i) {
+    if (i == leader) continue;
+    EXPECT_TRUE(Eventually([&] {
+      return Cmd(c.port(i), {"GET", "lock:a"}) == Bulk("owner-1");
+    })) << "node "
+        << i + 1 << ": " << Cmd(c.port(i), {"GET", "lock:a"});
+    // The follower's TTL runs from when it applied the entry, plus the clock-rate margin.
+    const std::int64_t pttl = IntegerOf(Cmd(c.port(i), {"PTTL", "lock:a"}));
+    EXPECT_GT(pttl, 25000) << "node " << i + 1;
+    EXPECT_LE(pttl, 30030) << "node " << i + 1;
+    // Followers refuse writes as a Redis read-only replica does.
+    EXPECT_EQ(Cmd(c.port(i), {"SET", "lock:b", "x", "NX", "PX", "1000"}),
+              "-READONLY You can't write against a read only replica.\r\n");
+    EXPECT_EQ(Cmd(c.port(i), {"DEL", "lock:a"}),
+              "-READONLY You can't write against a read only replica.\r\n");
+  }
+  EXPECT_EQ(Cmd(c.port(leader), {"SET", "lock:a", "owner-2", "NX", "PX", "30000"}), "$-1\r\n");
+  EXPECT_EQ(Cmd(c.port(leader), {"GET", "lock:b"}), "$-1\r\n");
+}
+
+TEST(LatchdCluster, NewLeaderAfterKillNineHoldsTheAcknowledgedLockUntilItsTtl) {
+  Cluster c;
+  std::string error;
+  ASSERT_TRUE(c.Start(&error)) << error;
+  const int old_leader = c.WaitLeader();
+  ASSERT_NE(old_leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
+
+  constexpr std::int64_t kTtlMs = 8000;
+  const auto sent = SteadyClock::now();
+  ASSERT_EQ(
+      Cmd(c.port(old_leader), {"SET", "lock:k", "owner-1", "NX", "PX", std::to_string(kTtlMs)}),
+      "+OK\r\n");
+  c.Kill9(old_leader);  // at once: the followers may not have applied the entry yet
+
+  const int leader = c.WaitLeader();
+  ASSERT_NE(leader, -1) << "no new leader within " << kElection.count() << " ms\n" << c.Logs();
+  ASSERT_NE(leader, old_leader);
+  // Every acknowledged write is in the new leader's log, applied before it serves.
+  EXPECT_EQ(Cmd(c.port(leader), {"GET", "lock:k"}), Bulk("owner-1"));
+  std::string reply;
+  bool granted = false;
+  // Polled until the grant (bounded): never before the old leader's own deadline.
+  Eventually(
+      [&] {
+        reply = Cmd(c.port(leader), {"SET", "lock:k", "owner-2", "NX", "PX", "5000"});
+        granted = reply == "+OK\r\n";
+        if (!granted) {
+          EXPECT_EQ(reply, "$-1\r\n");
+        }
+        return granted;
+      },
+      milliseconds(kTtlMs + 10000));
+  const auto freed_after = std::chrono::duration_cast<milliseconds>(SteadyClock::now() - sent);
+  ASSERT_TRUE(granted) << reply << "\n" << c.Logs();
+  EXPECT_GE(freed_after.count(), kTtlMs) << "the new leader freed the lock before its TTL ran out";
+  // The grant replicated to the remaining follower.
+  for (int i = 0; i < Cluster::kNodes; ++i) {
+    if (i == leader || !c.alive(i)) continue;
+    EXPECT_TRUE(Eventually([&] {
+      return Cmd(c.port(i), {"GET", "lock:k"}) == Bulk("owner-2");
+    })) << Cmd(c.port(i), {"GET", "lock:k"});
+  }
+}
+
+// A leader cut off from its followers while a write is in flight: the write cannot commit,
+// so the client's connection is closed without a reply (its outcome is unknown), and the old
+// leader, whose keyspace holds the write, stops instead of serving it (docs/CLUSTER.md, "dirty
+// leader"). The others elect a leader and agree on the write's fate.
+TEST(LatchdCluster, LeaderLosingItsMajorityMidWriteClosesTheClientAndStops) {
+  Cluster c;
+  std::string error;
+  ASSERT_TRUE(c.Start(&error)) << error;
+  const int old_leader = c.WaitLeader();
+  ASSERT_NE(old_leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
+  std::vector<int> followers;
+  for (int i = 0; i < Cluster::kNodes; ++i) {
+    if (i != old_leader) followers.push_back(i);
+  }
+  for (int i : followers) c.Signal(i, SIGSTOP);
+  RawConnection conn(c.port(old_leader), milliseconds(15000));
+  ASSERT_TRUE(conn.Connect(c.port(old_leader)));
+  ASSERT_TRUE(conn.Send(RawConnection::Encode({"SET", "lock:cut", "x", "NX", "PX", "30000"})));
+  std::string trailing;
+  EXPECT_TRUE(conn.WaitClosed(&trailing)) << c.Log(old_leader);
+  EXPECT_EQ(trailing, "");
+  const std::string log = c.Log(old_leader);
+  EXPECT_NE(c.WaitExit(old_leader), -1) << "the old leader did not stop\n" << log;
+  EXPECT_NE(log.find("lost leadership with writes not committed"), std::string::npos) << log;
+  for (int i : followers) c.Signal(i, SIGCONT);
+  const int leader = c.WaitLeader();
+  ASSERT_NE(leader, -1) << "no new leader within " << kElection.count() << " ms\n" << c.Logs();
+  // The write may still commit (the followers can have received it before they stopped, and
+  // a new leader commits what it holds): the outcome is unknown to the client, but the two
+  // live nodes agree on it.
+  const std::string value = Cmd(c.port(leader), {"GET", "lock:cut"});
+  EXPECT_TRUE(value == "$-1\r\n" || value == Bulk("x")) << value;
+  for (int i : followers) {
+    if (i == leader) continue;
+    EXPECT_TRUE(Eventually([&] {
+      return Cmd(c.port(i), {"GET", "lock:cut"}) == value;
+    })) << Cmd(c.port(i), {"GET", "lock:cut"})
+        << " vs the leader's " << value;
+  }
+}
+
+// Each bad configuration stops start-up with its reason; nothing serves.
+void ExpectRefused(const std::vector<std::string>& args, const std::string& reason) {
+  LatchdProcess latchd(args);
+  EXPECT_FALSE(latchd.ok());
+  EXPECT_NE(latchd.error().find(reason), std::string::npos) << latchd.error();
+}
+
+TEST(LatchdCluster, BadRaftConfigurationStopsStartUp) {
+  const std::string r1 = std::to_string(FreePort()), r2 = std::to_string(FreePort());
+  const std::string c1 = std::to_string(FreePort()), c2 = std::to_string(FreePort());
+  ExpectRefused(
+      {"--raft-id", "1", "--raft-peers", "1=127.0.0.1:" + r1},
+      "bad raft-peers member '1=127.0.0.1:" + r1 + "': expected ID=HOST:RAFTPORT:CLIENTPORT");
+  ExpectRefused({"--raft-id", "1", "--raft-peers", "x=127.0.0.1:" + r1 + ":" + c1},
+                "(ID: a positive integer)");
+  ExpectRefused({"--raft-id", "1", "--raft-peers",
+                 "1=127.0.0.1:" + r1 + ":" + c1 + " 1=127.0.0.1:" + r2 + ":" + c2},
+                "duplicate raft-peers id 1");
+  ExpectRefused({"--raft-id", "1", "--raft-peers",
+                 "1=127.0.0.1:" + r1 + ":" + c1 + " 2=127.0.0.1:" + r1 + ":" + c2},
+                "duplicate raft-peers address 127.0.0.1:" + r1);
+  ExpectRefused({"--raft-id", "1", "--raft-peers",
+                 "1=127.0.0.1:" + r1 + ":" + c1 + " 2=localhost:" + r1 + ":" + c2},
+                "duplicate raft-peers address 127.0.0.1:" + r1 + " (after resolving localhost)");
+  ExpectRefused({"--raft-id", "3", "--raft-peers",
+                 "1=127.0.0.1:" + r1 + ":" + c1 + " 2=127.0.0.1:" + r2 + ":" + c2},
+                "this node (raft-id 3) is not in raft-peers");
+  ExpectRefused({"--raft-peers", "1=127.0.0.1:" + r1 + ":" + c1},
+                "raft-peers is set but raft-id is not");
+}
+
+}  // namespace
+}  // namespace latch::test
