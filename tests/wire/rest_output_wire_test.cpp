@@ -13,6 +13,7 @@
 
 #include "support/process_stats.h"
 #include "support/raw_connection.h"
+#include "support/sanitizer.h"
 #include "support/server_process.h"
 #include "support/tcp_socket.h"
 #include "support/wire_expect.h"
@@ -144,8 +145,12 @@ TEST(RestOutput, HugePipelineIsStreamedInBoundedMemory) {
   EXPECT_TRUE(Eventually([&] { return MaxOmem(resp) > 0; }, 20s))
       << "no REST answer waiting for its reader in CLIENT LIST";
   const std::int64_t rss_paused = RssBytes(p.process.pid());
-  EXPECT_LT(rss_paused - rss_before, 64LL << 20)
-      << "RSS " << (rss_paused >> 20) << " MB, was " << (rss_before >> 20) << " MB";
+  // Under ASan the RSS is its quarantine's (256 MB of freed blocks kept), not latchd's: the
+  // stream is checked there, its memory bound only in the Debug and Release runs.
+  if (!kUnderSanitizer) {
+    EXPECT_LT(rss_paused - rss_before, 64LL << 20)
+        << "RSS " << (rss_paused >> 20) << " MB, was " << (rss_before >> 20) << " MB";
+  }
   EXPECT_LT(MaxOmem(resp), 16LL << 20);
 
   std::int64_t peak = rss_paused;
@@ -173,9 +178,11 @@ TEST(RestOutput, HugePipelineIsStreamedInBoundedMemory) {
   const std::size_t json = kGets * (value_size + 13) + kGets + 1;
   EXPECT_GT(total, json) << "the answer was cut short";
   EXPECT_TRUE(tail.ends_with("]\r\n0\r\n\r\n")) << "the chunked answer did not end";
-  EXPECT_LT(peak - rss_before, 128LL << 20)
-      << "peak RSS " << (peak >> 20) << " MB over " << (rss_before >> 20) << " MB for "
-      << (json >> 20) << " MB of JSON";
+  if (!kUnderSanitizer) {
+    EXPECT_LT(peak - rss_before, 128LL << 20)
+        << "peak RSS " << (peak >> 20) << " MB over " << (rss_before >> 20) << " MB for "
+        << (json >> 20) << " MB of JSON";
+  }
   EXPECT_EQ(resp.Command("PING"), "+PONG\r\n");
 }
 
