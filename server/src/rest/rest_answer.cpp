@@ -75,19 +75,30 @@ void RestSession::Produce() {
     if (journal::ThisThreadLastSeq() != journaled_before) {
       journal_seq_ = journal::ThisThreadLastSeq();
     }
-    if (step == CommandJob::Step::kClosed) return Close();
-    if (step == CommandJob::Step::kOverLimit) return CloseForOutputLimit();
     produced += pending_.size() - before;
-    if (a.head) {
-      a.counted += pending_.size();
-      pending_.clear();
-    }
-    a.status = a.job->status();
+    if (!TakeStep(step, a.job->status())) return;
     if (step == CommandJob::Step::kDone) a.job.reset();
-    if (CloseIfOverOutputLimit()) return;
   }
   PublishBufferSizes();
   MaybeWrite();
+}
+
+bool RestSession::TakeStep(CommandJob::Step step, int status) {
+  if (step == CommandJob::Step::kClosed) {
+    Close();
+    return false;
+  }
+  if (step == CommandJob::Step::kOverLimit) {
+    CloseForOutputLimit();
+    return false;
+  }
+  Answer& a = *answer_;
+  if (a.head) {
+    a.counted += pending_.size();
+    pending_.clear();
+  }
+  a.status = status;
+  return !CloseIfOverOutputLimit();
 }
 
 struct RestSession::ScriptStep {
@@ -129,16 +140,9 @@ void RestSession::OnScriptStep(ScriptStep& s) {
   }
   // Under appendfsync always the answer waits for the script's records too.
   journal_seq_ = std::max(journal_seq_, s.journal_seq);
-  if (s.step == CommandJob::Step::kClosed) return Close();
-  if (s.step == CommandJob::Step::kOverLimit) return CloseForOutputLimit();
-  if (a.head) {
-    a.counted += s.part.size();
-  } else {
-    pending_.append(s.part);
-  }
-  a.status = s.job->status();
+  pending_.append(s.part);
+  if (!TakeStep(s.step, s.job->status())) return;
   if (s.step != CommandJob::Step::kDone) a.job = std::move(s.job);
-  if (CloseIfOverOutputLimit()) return;
   if (a.job != nullptr) return Produce();
   PublishBufferSizes();
   MaybeWrite();

@@ -63,6 +63,9 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
   // Runs the job's next steps until the answer is complete, kRunAhead of it is unwritten
   // (resumed as writes complete) or the pass yields to the worker's other clients.
   void Produce();
+  // What a step's result does to the answer, wherever the step ran (its part already in
+  // pending_): closes the connection (false) on kClosed, kOverLimit or the output limit.
+  bool TakeStep(CommandJob::Step step, int status);
   // Runs the job's next step on the script thread (CommandJob::NextRunsScript): the job
   // travels there and back while the worker serves its other clients.
   void RunStepOnScriptThread(std::size_t budget);
