@@ -107,24 +107,35 @@ struct RestSession::ScriptStep {
   CommandJob::Step step = CommandJob::Step::kMore;
   std::uint64_t journal_seq = 0;  // the step's last journal record, if it wrote
   bool refused = false;           // not run: a script is busy
+  // The session, kept alive for the trip and released on its worker only: a session's last
+  // reference must not drop on the script thread (its destructor edits the worker's
+  // session registry; TSan caught exactly that when `self` rode in the script thread's lambda).
+  std::shared_ptr<RestSession> owner;
 };
 
 void RestSession::RunStepOnScriptThread(std::size_t budget) {
   auto step = std::make_shared<ScriptStep>();
   step->job = std::move(answer_->job);
+  step->owner = shared_from_this();
   script_step_ = true;
-  auto self = shared_from_this();
-  auto run = [self, step, budget] {
+  asio::io_context& context = context_;
+  auto back = [&context, step] {
+    asio::post(context, [step] {
+      const std::shared_ptr<RestSession> self = std::move(step->owner);
+      self->OnScriptStep(*step);
+    });
+  };
+  auto run = [step, budget, back] {
     const std::uint64_t before = journal::ThisThreadLastSeq();
     step->step = step->job->Next(&step->part, budget);
     if (journal::ThisThreadLastSeq() != before) step->journal_seq = journal::ThisThreadLastSeq();
-    asio::post(self->context_, [self, step] { self->OnScriptStep(*step); });
+    back();
   };
   // Behind a busy script (possibly called in its hook, on the script thread): nothing runs
   // here; the worker answers the step BUSY.
-  auto refuse = [self, step] {
+  auto refuse = [step, back] {
     step->refused = true;
-    asio::post(self->context_, [self, step] { self->OnScriptStep(*step); });
+    back();
   };
   scripting::EngineFor(state_).RunOnScriptThread(std::move(run), std::move(refuse));
 }
