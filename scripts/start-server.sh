@@ -10,8 +10,8 @@ bash scripts/deps.sh build
 # A first build in minutes on two cores: the server library in unity batches
 # (LATCH_UNITY_BUILD, CMakeLists.txt), which parses the shared headers (the standard library,
 # Asio, spdlog) once a batch instead of once a file; Ninja and gold where installed
-# (scripts/build-env.sh). The unity-built server is the one CI's sanitizer stages run the unit
-# and wire suites against (scripts/sanitize.sh); scripts/test.sh tests the one-file build.
+# (scripts/build-env.sh). Every suite (scripts/test.sh, scripts/sanitize.sh) runs against
+# unity-built servers too.
 . scripts/build-env.sh
 latch_fast_build_args build/release
 cmake -S . -B build/release "${latch_build_args[@]}" -DCMAKE_BUILD_TYPE=Release \

@@ -9,8 +9,8 @@
 #   scripts/test.sh -L unit      extra arguments go to ctest (here: the quick unit run)
 #   LATCH_STEPS=build|test ...   only the deps and the build, or only the suite (.ci/run)
 #   LATCH_CMAKE_ARGS="-D..."     more cache settings (.ci/run's; word-split, no spaces inside one)
-#   LATCH_UNITY_BUILD=ON ...     the server library in unity batches too (about half its
-#                                compile time; the build scripts/start-server.sh makes)
+#   LATCH_UNITY_BUILD=OFF ...    one file per compiler run (slower from scratch; quicker to
+#                                rebuild after editing one file)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -27,16 +27,15 @@ if [[ "$steps" != test ]]; then
   # - the common std headers precompiled once for the server library, and with GoogleTest once
   #   for every test executable (LATCH_PRECOMPILE_HEADERS; with ccache as the launcher, pass
   #   -DLATCH_PRECOMPILE_HEADERS=OFF or set ccache's sloppiness=pch_defines,time_macros);
-  # - the test executables' sources in unity batches (LATCH_UNITY_TESTS), the server library
-  #   one file per compiler run (LATCH_UNITY_BUILD=OFF): the suites test the code as it ships,
-  #   without another file's helper in the same unit (CMakeLists.txt says why);
+  # - the server's, the client's and the suites' sources in unity batches (LATCH_UNITY_BUILD,
+  #   about half the build): the build that ships (CMakeLists.txt says why it is safe);
   # - no benchmarks (LATCH_BUILD_BENCH=ON builds them here; .ci/run does, once).
   . scripts/build-env.sh
   latch_fast_build_args build/test
   cmake -S . -B build/test "${latch_build_args[@]}" -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DLATCH_BUILD_TESTS=ON \
     -DLATCH_BUILD_BENCH="${LATCH_BUILD_BENCH:-OFF}" \
-    -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-OFF}" -DLATCH_UNITY_TESTS=ON \
+    -DLATCH_UNITY_BUILD="${LATCH_UNITY_BUILD:-ON}" \
     -DLATCH_PRECOMPILE_HEADERS=ON \
     ${extra[@]+"${extra[@]}"}
   build_start=$SECONDS

@@ -11,8 +11,6 @@
 namespace latch::test {
 namespace {
 
-std::vector<std::string> Always() { return {"--appendonly", "yes", "--appendfsync", "always"}; }
-
 void Write(RawConnection& c) {
   EXPECT_EQ(c.Command("HSET", "h", "f1", "v1", "f2", "v2"), ":2\r\n");
   EXPECT_EQ(c.Command("HINCRBY", "redisson", "owner:1", "3"), ":3\r\n");
@@ -49,7 +47,7 @@ void ExpectAofValid(const LatchdChild& s) {
 }
 
 TEST(ContainerRestartTest, HashesAndSortedSetsSurviveKill9AndRewrite) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   {
     RawConnection c(s.port());
@@ -121,7 +119,7 @@ void CheckDatabases(RawConnection& c, const std::string& token) {
 }
 
 TEST(ContainerRestartTest, DatabasesSurviveKill9AndRewrite) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   std::string token;
   {

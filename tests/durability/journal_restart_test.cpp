@@ -26,18 +26,10 @@ namespace {
 using std::chrono::milliseconds;
 namespace fs = std::filesystem;
 
-std::vector<std::string> Always() { return {"--appendonly", "yes", "--appendfsync", "always"}; }
-
 std::uint64_t UnixMs() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
-}
-
-// ":123\r\n" -> 123; anything else -> 0.
-std::uint64_t Token(const std::string& reply) {
-  if (reply.size() < 4 || reply[0] != ':') return 0;
-  return std::stoull(reply.substr(1));
 }
 
 // The last incremental file the manifest lists.
@@ -51,14 +43,14 @@ std::string LastIncr(const LatchdChild& s) {
 }
 
 TEST(JournalRestartTest, AcknowledgedStateSurvivesKill9) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   std::uint64_t token = 0;
   {
     RawConnection c(s.port());
     EXPECT_EQ(c.Command("SET", "plain", "v1"), "+OK\r\n");
     EXPECT_EQ(c.Command("SET", "lease", "owner-a", "NX", "PX", "60000"), "+OK\r\n");
-    token = Token(c.Command("LOCK.ACQUIRE", "fenced", "owner-b", "60000"));
+    token = IntegerReply(c.Command("LOCK.ACQUIRE", "fenced", "owner-b", "60000"));
     ASSERT_NE(token, 0u);
     EXPECT_EQ(c.Command("SET", "gone", "x"), "+OK\r\n");
     EXPECT_EQ(c.Command("DEL", "gone"), ":1\r\n");
@@ -82,7 +74,7 @@ TEST(JournalRestartTest, AcknowledgedStateSurvivesKill9) {
   EXPECT_EQ(c.Command("LOCK.RELEASE", "fenced", "owner-x"), ":0\r\n");
   const std::string info = c.Command("LOCK.INFO", "fenced");
   EXPECT_NE(info.find(std::to_string(token)), std::string::npos) << info;
-  EXPECT_GT(Token(c.Command("LOCK.ACQUIRE", "other", "o", "1000")), token);
+  EXPECT_GT(IntegerReply(c.Command("LOCK.ACQUIRE", "other", "o", "1000")), token);
 }
 
 // FLUSHALL is journaled shard by shard; it replays right with another shard count too.
@@ -112,16 +104,16 @@ TEST(JournalRestartTest, FlushAllReplaysWhateverTheShardCount) {
 }
 
 TEST(JournalRestartTest, LeaseThatRanOutWhileDownIsNotRestored) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   std::uint64_t short_deadline_ms = 0;
   {
     RawConnection c(s.port());
     EXPECT_EQ(c.Command("SET", "short", "a", "NX", "PX", "300"), "+OK\r\n");
-    ASSERT_NE(Token(c.Command("LOCK.ACQUIRE", "short-lock", "b", "300")), 0u);
+    ASSERT_NE(IntegerReply(c.Command("LOCK.ACQUIRE", "short-lock", "b", "300")), 0u);
     EXPECT_EQ(c.Command("SET", "long", "c", "NX", "PX", "60000"), "+OK\r\n");
     for (const char* key : {"short", "short-lock"}) {  // absolute Unix ms
-      short_deadline_ms = std::max(short_deadline_ms, Token(c.Command("PEXPIRETIME", key)));
+      short_deadline_ms = std::max(short_deadline_ms, IntegerReply(c.Command("PEXPIRETIME", key)));
     }
   }
   s.Kill9();
@@ -149,11 +141,11 @@ TEST(JournalRestartTest, LockRestartDelayHoldsGrantsBack) {
       Eventually([&] { return c.Command("SET", "k", "v", "NX", "PX", "1000") == "+OK\r\n"; },
                  milliseconds(10000)));
   EXPECT_GE(std::chrono::steady_clock::now() - starting, milliseconds(1500));
-  EXPECT_NE(Token(c.Command("LOCK.ACQUIRE", "k2", "o", "1000")), 0u);
+  EXPECT_NE(IntegerReply(c.Command("LOCK.ACQUIRE", "k2", "o", "1000")), 0u);
 }
 
 TEST(JournalRestartTest, TornTailIsCutWhenAllowedAndRefusedOtherwise) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   {
     RawConnection c(s.port());
@@ -190,7 +182,7 @@ TEST(JournalRestartTest, TornTailIsCutWhenAllowedAndRefusedOtherwise) {
 
 // The loop: kill -9 right after an acknowledged grant, under always, never loses it.
 TEST(JournalRestartTest, Kill9AfterAcknowledgedGrantNeverLosesIt) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   std::uint64_t last_token = 0;
   for (int round = 0; round < 15; ++round) {
     ASSERT_TRUE(s.Start()) << s.Log();
@@ -198,7 +190,7 @@ TEST(JournalRestartTest, Kill9AfterAcknowledgedGrantNeverLosesIt) {
     std::uint64_t token = 0;
     {
       RawConnection c(s.port());
-      token = Token(c.Command("LOCK.ACQUIRE", key, "holder", "60000"));
+      token = IntegerReply(c.Command("LOCK.ACQUIRE", key, "holder", "60000"));
       ASSERT_GT(token, last_token) << "round " << round;
       EXPECT_EQ(c.Command("SET", key + ":nx", "holder", "NX", "PX", "60000"), "+OK\r\n");
       s.Kill9();  // the very moment the client heard of the grant
@@ -285,7 +277,7 @@ TEST(JournalRestartTest, Kill9LosesNothingAcknowledgedOverRest) {
 // Writes keep coming during BGREWRITEAOF; a kill -9 right after loses none of them, and
 // redis-check-aof accepts the journal written under that load.
 TEST(JournalRestartTest, RewriteUnderLoadLosesNothingAndRedisCheckAofAccepts) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   constexpr int kClients = 4;
   constexpr int kPerClient = 300;
@@ -344,7 +336,7 @@ TEST(JournalRestartTest, RewriteUnderLoadLosesNothingAndRedisCheckAofAccepts) {
 
 // While a large journal loads, the port answers and commands get Redis's -LOADING.
 TEST(JournalRestartTest, ClientsGetLoadingWhileTheJournalLoads) {
-  std::vector<std::string> args = Always();
+  std::vector<std::string> args = AppendfsyncAlways();
   args.insert(args.end(), {"--enable-protected-configs", "local"});  // CONFIG SET dir below
   LatchdChild s(args);
   {
@@ -360,7 +352,7 @@ TEST(JournalRestartTest, ClientsGetLoadingWhileTheJournalLoads) {
   std::atomic<bool> done{false};
   std::atomic<int> loading_replies{0};
   std::atomic<int> ping_loading{0};  // PING has no loading flag in Redis 7.0 either
-  std::string dir_reply;  // CONFIG SET dir while loading (the probe thread's)
+  std::string dir_reply;             // CONFIG SET dir while loading (the probe thread's)
   std::thread probe([&] {
     while (!done) {
       RawConnection c(s.port(), milliseconds(500));
@@ -415,7 +407,7 @@ TEST(JournalRestartTest, AutomaticRewriteCompactsTheJournal) {
 // kill -9 at several moments of a rewrite (right at its start, during the snapshot, around
 // the manifest swap): every acknowledged write is there after the restart, every time.
 TEST(JournalRestartTest, Kill9DuringRewriteLosesNothingAcknowledged) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   std::vector<std::string> acked;
   for (int round = 0; round < 6; ++round) {
     ASSERT_TRUE(s.Start()) << s.Log();
@@ -468,7 +460,7 @@ TEST(JournalRestartTest, TimestampAnnotationsAreWrittenAndSkipped) {
 }
 
 TEST(JournalRestartTest, InfoPersistenceHasRedisFields) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection c(s.port());
   EXPECT_EQ(c.Command("SET", "k", "v"), "+OK\r\n");

@@ -152,4 +152,13 @@ int RunCommand(const std::string& command, std::string* out) {
   return ::pclose(p);
 }
 
+std::vector<std::string> AppendfsyncAlways() {
+  return {"--appendonly", "yes", "--appendfsync", "always"};
+}
+
+std::uint64_t IntegerReply(const std::string& reply) {
+  if (reply.size() < 4 || reply[0] != ':') return 0;
+  return std::stoull(reply.substr(1));
+}
+
 }  // namespace latch::test

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,5 +66,11 @@ int RunCommand(const std::string& command, std::string* out);
 
 // Waits (bounded: 5 s) until INFO persistence on `port` holds `field`.
 bool WaitForInfo(int port, const std::string& field);
+
+// latchd's arguments for a journal synced before each reply.
+std::vector<std::string> AppendfsyncAlways();
+
+// An integer reply (":123\r\n") as a fencing token or a number; anything else -> 0.
+std::uint64_t IntegerReply(const std::string& reply);
 
 }  // namespace latch::test

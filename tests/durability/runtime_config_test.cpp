@@ -19,11 +19,9 @@
 namespace latch::test {
 namespace {
 
-
-std::vector<std::string> Always() { return {"--appendonly", "yes", "--appendfsync", "always"}; }
 // CONFIG SET dir needs enable-protected-configs, as in Redis 7.0.
 std::vector<std::string> AlwaysWithProtectedConfigs() {
-  std::vector<std::string> args = Always();
+  std::vector<std::string> args = AppendfsyncAlways();
   args.insert(args.end(), {"--enable-protected-configs", "yes"});
   return args;
 }
@@ -65,7 +63,7 @@ TEST(RuntimeConfigTest, AppendonlyYesJournalsTheLiveKeyspaceAndLaterWrites) {
   }
   s.Kill9();
   EXPECT_EQ(CheckAof(s), "");
-  s.set_args(Always());
+  s.set_args(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection c(s.port());
   EXPECT_EQ(c.Command("DBSIZE"), ":503\r\n");
@@ -80,7 +78,7 @@ TEST(RuntimeConfigTest, AppendonlyYesJournalsTheLiveKeyspaceAndLaterWrites) {
 // appendonly no: writes after it are not journaled; the journal on disk keeps what was
 // written before. yes again: a new base from memory replaces the old files.
 TEST(RuntimeConfigTest, AppendonlyNoStopsTheJournalAndYesStartsItAgain) {
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   {
     RawConnection c(s.port());
@@ -142,7 +140,7 @@ TEST(RuntimeConfigTest, AppendonlyInsideExecDuringTheFirstBase) {
   EXPECT_EQ(c.Command("SET", "last", "x"), "+OK\r\n");
   s.Kill9();
   EXPECT_EQ(CheckAof(s), "");
-  s.set_args(Always());
+  s.set_args(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection d(s.port());
   EXPECT_EQ(d.Command("DBSIZE"), ":" + std::to_string(kKeys + 2) + "\r\n");
@@ -206,7 +204,7 @@ TEST(RuntimeConfigTest, GrantRightAfterAppendonlyYesSurvivesKill9) {
       ASSERT_EQ(token[0], ':') << token;
     }
     s.Kill9();
-    s.set_args(Always());
+    s.set_args(AppendfsyncAlways());
     ASSERT_TRUE(s.Start()) << s.Log();
     {
       RawConnection c(s.port());
@@ -220,7 +218,6 @@ TEST(RuntimeConfigTest, GrantRightAfterAppendonlyYesSurvivesKill9) {
   }
 }
 
-
 // CONFIG SET dir, as Redis 7.0 (with enable-protected-configs): a chdir, with chdir's reason
 // when it cannot; CONFIG GET dir shows the new working directory.
 // As Redis 7.0: `dir` is a protected config, refused unless enable-protected-configs allows
@@ -230,7 +227,7 @@ TEST(RuntimeConfigTest, ConfigSetDirIsProtectedAsInRedis) {
   const std::string refused =
       "-ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected "
       "config\r\n";
-  LatchdChild s(Always());
+  LatchdChild s(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   {
     RawConnection c(s.port());
@@ -243,7 +240,7 @@ TEST(RuntimeConfigTest, ConfigSetDirIsProtectedAsInRedis) {
               "can't set immutable config\r\n");
   }
   s.Stop();
-  std::vector<std::string> local = Always();
+  std::vector<std::string> local = AppendfsyncAlways();
   local.insert(local.end(), {"--enable-protected-configs", "local"});
   s.set_args(local);
   ASSERT_TRUE(s.Start()) << s.Log();
@@ -261,16 +258,14 @@ TEST(RuntimeConfigTest, ConfigSetDirRefusesWhatChdirRefuses) {
   EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir() + "/missing"),
             failed + "No such file or directory\r\n");
   std::ofstream(s.dir() + "/plain") << "x";
-  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir() + "/plain"),
-            failed + "Not a directory\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir() + "/plain"), failed + "Not a directory\r\n");
   const std::string here = c.Command("CONFIG", "GET", "dir");
   EXPECT_NE(here.find(s.dir() + "\r\n"), std::string::npos) << here;
   std::filesystem::create_directory(s.dir() + "/next");
   EXPECT_EQ(c.Command("CONFIG", "SET", "dir", s.dir() + "/next"), "+OK\r\n");
   const std::string next = s.dir() + "/next";
-  EXPECT_EQ(c.Command("CONFIG", "GET", "dir"), "*2\r\n$3\r\ndir\r\n$" +
-                                                   std::to_string(next.size()) + "\r\n" + next +
-                                                   "\r\n");
+  EXPECT_EQ(c.Command("CONFIG", "GET", "dir"),
+            "*2\r\n$3\r\ndir\r\n$" + std::to_string(next.size()) + "\r\n" + next + "\r\n");
 }
 
 // The open journal keeps its file (and its promise: an acknowledged write survives kill -9)
@@ -285,8 +280,7 @@ TEST(RuntimeConfigTest, ConfigSetDirMovesTheJournalAtTheNextRewrite) {
   EXPECT_EQ(c.Command("CONFIG", "SET", "dir", next), "+OK\r\n");
   EXPECT_EQ(c.Command("SET", "between", "2"), "+OK\r\n");
   EXPECT_FALSE(std::filesystem::exists(next + "/appendonlydir"));
-  EXPECT_NE(ReadAll(s.aof_dir() + "/appendonly.aof.1.incr.aof").find("between"),
-            std::string::npos);
+  EXPECT_NE(ReadAll(s.aof_dir() + "/appendonly.aof.1.incr.aof").find("between"), std::string::npos);
   EXPECT_EQ(c.Command("BGREWRITEAOF").substr(0, 1), "+");
   ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
   EXPECT_NE(c.Command("INFO", "persistence").find("aof_last_bgrewrite_status:ok"),
@@ -320,7 +314,7 @@ TEST(RuntimeConfigTest, ConfigSetDirToAnUnusableDirectoryKeepsTheJournal) {
   ASSERT_TRUE(WaitForInfo(s.port(), "aof_rewrite_in_progress:0")) << s.Log();
   EXPECT_EQ(c.Command("SET", "kept", "1"), "+OK\r\n");
   s.Kill9();
-  s.set_args(Always());
+  s.set_args(AppendfsyncAlways());
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection d(s.port());
   EXPECT_EQ(d.Command("GET", "kept"), "$1\r\n1\r\n");

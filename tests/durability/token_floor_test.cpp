@@ -27,12 +27,6 @@ namespace fs = std::filesystem;
 
 constexpr std::int64_t kHourBack = 3600;
 
-// ":123\r\n" -> 123; anything else -> 0.
-std::uint64_t Token(const std::string& reply) {
-  if (reply.size() < 4 || reply[0] != ':') return 0;
-  return std::stoull(reply.substr(1));
-}
-
 // libfaketime under latchd: its wall clock an hour behind, its monotonic clock untouched (a
 // stepped wall clock does not move CLOCK_MONOTONIC either). The MT build: latchd has threads.
 std::vector<std::string> HourEarlier() {
@@ -66,7 +60,8 @@ std::int64_t OurSeconds() {
 // LOCK.ACQUIRE until granted (lock-restart-delay holds grants back for a while): the token.
 std::uint64_t AcquireWhenAllowed(RawConnection& c, const std::string& key) {
   for (int i = 0; i < 500; ++i) {
-    if (const std::uint64_t t = Token(c.Command("LOCK.ACQUIRE", key, "owner", "60000"))) return t;
+    if (const std::uint64_t t = IntegerReply(c.Command("LOCK.ACQUIRE", key, "owner", "60000")))
+      return t;
     std::this_thread::sleep_for(milliseconds(10));  // polling the delay's end, bounded: 5 s
   }
   return 0;
@@ -130,7 +125,7 @@ TEST(TokenFloorRestartTest, NoFloorWithoutJournalOrDelay) {
   LatchdChild s({});
   ASSERT_TRUE(s.Start()) << s.Log();
   RawConnection c(s.port());
-  EXPECT_NE(Token(c.Command("LOCK.ACQUIRE", "k", "o", "1000")), 0u);
+  EXPECT_NE(IntegerReply(c.Command("LOCK.ACQUIRE", "k", "o", "1000")), 0u);
   EXPECT_EQ(InfoField(c, "persistence", "token_floor"), "<missing>");
   EXPECT_FALSE(fs::exists(s.dir() + "/" + std::string(journal::kTokenFloorFile)));
 }

@@ -48,7 +48,7 @@ struct Target {
 };
 
 // What one step produced on one target, as comparable text.
-struct Outcome {
+struct CorpusOutcome {
   std::vector<std::string> replies;  // raw bytes, or "<no reply: ...>"
   std::string close_state;           // "", "closed" or "still open: ..." after a close
   bool failed = false;               // a reply is missing: the stream is out of step
@@ -69,8 +69,8 @@ bool ExpectsClose(const CorpusStep& step, const std::vector<std::string>& replie
 // changes no comparison, only when a missing reply is reported.
 constexpr std::chrono::milliseconds kReplyWait{30000};
 
-Outcome RunStep(const CorpusStep& step, Target& target) {
-  Outcome out;
+CorpusOutcome RunStep(const CorpusStep& step, Target& target) {
+  CorpusOutcome out;
   int expected = step.kind == CorpusStep::Kind::kRaw ? step.replies : 1;
   std::string bytes =
       step.kind == CorpusStep::Kind::kRaw ? step.raw : RawConnection::Encode(step.args);
@@ -96,14 +96,14 @@ Outcome RunStep(const CorpusStep& step, Target& target) {
   return out;
 }
 
-std::string Describe(const Outcome& outcome) {
+std::string Describe(const CorpusOutcome& outcome) {
   std::string text;
   for (const std::string& reply : outcome.replies) text += "\n      " + Printable(reply);
   if (!outcome.close_state.empty()) text += "\n      [" + outcome.close_state + "]";
   return text;
 }
 
-std::string Comparable(const CorpusStep& step, const Outcome& outcome) {
+std::string Comparable(const CorpusStep& step, const CorpusOutcome& outcome) {
   std::string text;
   for (const std::string& reply : outcome.replies) {
     if (step.compare == CorpusStep::Compare::kType && reply.rfind("<", 0) != 0) {
@@ -146,8 +146,8 @@ void RunCorpus(const std::string& file, const Corpus& corpus, Target& a, Target&
       }
       continue;
     }
-    Outcome ra = RunStep(step, a);
-    Outcome rb = RunStep(step, b);
+    CorpusOutcome ra = RunStep(step, a);
+    CorpusOutcome rb = RunStep(step, b);
     EXPECT_EQ(Comparable(step, ra), Comparable(step, rb))
         << file << ".txt:" << step.line << ": " << step.text << "\n    " << a.name << ":"
         << Describe(ra) << "\n    " << b.name << ":" << Describe(rb);

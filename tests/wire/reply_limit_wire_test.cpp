@@ -29,7 +29,7 @@ constexpr std::int64_t kLimit = 16 << 20;
 // for the same reply): 512 MB there, still far below.
 constexpr std::int64_t kRssBound = kUnderSanitizer ? 512LL << 20 : 128LL << 20;
 
-ServerProcess StartLatchd() {
+ServerProcess StartLatchdWithReplyLimit() {
   return ServerProcess("latchd", [](int port) {
     return std::vector<std::string>{
         LatchdUnderTest(), "--port", std::to_string(port),           "--bind",         "127.0.0.1",
@@ -61,7 +61,7 @@ std::string ExpectClosedWithinRss(const ServerProcess& latchd, const std::string
 }
 
 TEST(ReplyLimitWire, RandomFieldsWithRepetitionStopAtTheHardLimit) {
-  ServerProcess latchd = StartLatchd();
+  ServerProcess latchd = StartLatchdWithReplyLimit();
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   RawConnection admin(latchd.port());
   ASSERT_EQ(admin.Command("HSET", "h", "a", "1", "b", "2"), ":2\r\n");
@@ -93,7 +93,7 @@ TEST(ReplyLimitWire, RandomFieldsWithRepetitionStopAtTheHardLimit) {
 // Inside EXEC the reply is read by the transaction, not the socket: the command's reply
 // becomes an error and the transaction's other replies stay whole.
 TEST(ReplyLimitWire, InsideExecTheCutReplyBecomesAnError) {
-  ServerProcess latchd = StartLatchd();
+  ServerProcess latchd = StartLatchdWithReplyLimit();
   ASSERT_TRUE(latchd.ok()) << latchd.error();
   {
     RawConnection admin(latchd.port());

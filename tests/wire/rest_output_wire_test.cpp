@@ -30,7 +30,7 @@ std::string PipelineOfGets(const std::string& key, int n) {
   return body + "]";
 }
 
-Options WithOutputLimit(std::uint64_t hard, std::uint64_t soft = 0, std::int64_t seconds = 0) {
+Options RestWithOutputLimit(std::uint64_t hard, std::uint64_t soft = 0, std::int64_t seconds = 0) {
   Options o = RestOptions();
   o.client_output_buffer_limit[0] = {hard, soft, seconds};
   return o;
@@ -39,7 +39,7 @@ Options WithOutputLimit(std::uint64_t hard, std::uint64_t soft = 0, std::int64_t
 // Under the limit the answer is complete, whatever its size relative to one write: small
 // answers keep their Content-Length, larger ones are chunked, on a connection kept open.
 TEST(RestOutput, AnswersUnderTheLimitAreComplete) {
-  RestServer s(WithOutputLimit(8 * 1024 * 1024));
+  RestServer s(RestWithOutputLimit(8 * 1024 * 1024));
   RawConnection resp(s.resp_port());
   const std::string value(100 * 1024, 'v');
   ASSERT_EQ(resp.Command("SET", "k", value), "+OK\r\n");
@@ -71,7 +71,7 @@ TEST(RestOutput, AnswersUnderTheLimitAreComplete) {
 // The answer reaches the hard limit: the client is closed (as Redis closes a RESP client),
 // its answer cut off; other clients are served throughout.
 TEST(RestOutput, AnswerOverTheHardLimitIsCutOff) {
-  RestServer s(WithOutputLimit(1024 * 1024));
+  RestServer s(RestWithOutputLimit(1024 * 1024));
   RawConnection resp(s.resp_port());
   ASSERT_EQ(resp.Command("SET", "big", std::string(2 * 1024 * 1024, 'b')), "+OK\r\n");
   for (const auto& [target, body] : {std::pair<std::string, std::string>{"/", R"(["GET","big"])"},

@@ -2,10 +2,11 @@
 
 #include <cstring>
 
+#include "rest/rest_text.h"
+
 namespace latch::rest {
 namespace {
 
-constexpr char kBulkTooLong[] = "ERR Protocol error: invalid bulk length";
 constexpr char kEmptyCommand[] = "ERR empty command";
 constexpr char kNotACommand[] =
     "ERR the request body must be a JSON array of strings and numbers, e.g. "
@@ -15,13 +16,6 @@ constexpr char kNotACommandList[] =
     "[[\"SET\",\"key\",\"value\"],[\"GET\",\"key\"]]";
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 void AppendUtf8(std::uint32_t cp, std::string* out) {
   if (cp < 0x80) {
@@ -148,7 +142,8 @@ class Reader {
     } else {
       ok = Syntax("expected a string, a number or a boolean");
     }
-    if (ok && static_cast<std::int64_t>(out->size()) > max_bulk_len_) return Fail(kBulkTooLong);
+    if (ok && static_cast<std::int64_t>(out->size()) > max_bulk_len_)
+      return Fail(kBulkTooLongError);
     return ok;
   }
 
@@ -195,7 +190,7 @@ class Reader {
       }
       out->append(text_.substr(pos_, run - pos_));
       pos_ = run;
-      if (static_cast<std::int64_t>(out->size()) > max_bulk_len_) return Fail(kBulkTooLong);
+      if (static_cast<std::int64_t>(out->size()) > max_bulk_len_) return Fail(kBulkTooLongError);
       if (AtEnd()) return Syntax("unterminated string");
       const char c = text_[pos_++];
       if (c == '"') return true;
@@ -268,7 +263,7 @@ class Reader {
     if (text_.size() - pos_ < 4) return -1;
     int v = 0;
     for (int i = 0; i < 4; ++i) {
-      const int h = HexValue(text_[pos_ + static_cast<std::size_t>(i)]);
+      const int h = HexDigitValue(text_[pos_ + static_cast<std::size_t>(i)]);
       if (h < 0) return -1;
       v = v * 16 + h;
     }

@@ -4,6 +4,7 @@
 #include "commands/errors.h"
 #include "rest/command_runner.h"
 #include "rest/rest_endpoint.h"
+#include "rest/rest_text.h"
 #include "rest/url_args.h"
 #include "server_state.h"
 
@@ -60,7 +61,7 @@ RouteResult RunPathCommand(const RunOptions& options, const Target& target, std:
   if (ArgsError e = PathArgs(target.path, max_bulk, &args)) return Error(400, *e);
   if (!body.empty()) {
     if (static_cast<std::int64_t>(body.size()) > max_bulk) {
-      return Error(400, "ERR Protocol error: invalid bulk length");
+      return Error(400, kBulkTooLongError);
     }
     args.emplace_back(body);
   }

@@ -1,17 +1,11 @@
 #include "rest/url_args.h"
 
+#include "rest/rest_text.h"
+
 namespace latch::rest {
 namespace {
 
 constexpr char kBadEscape[] = "ERR invalid percent-encoding in the request URL";
-constexpr char kBulkTooLong[] = "ERR Protocol error: invalid bulk length";
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool Decode(std::string_view in, bool plus_is_space, std::string* out) {
   out->clear();
@@ -20,8 +14,8 @@ bool Decode(std::string_view in, bool plus_is_space, std::string* out) {
     const char c = in[i];
     if (c == '%') {
       if (i + 2 >= in.size()) return false;
-      const int hi = HexValue(in[i + 1]);
-      const int lo = HexValue(in[i + 2]);
+      const int hi = HexDigitValue(in[i + 1]);
+      const int lo = HexDigitValue(in[i + 2]);
       if (hi < 0 || lo < 0) return false;
       out->push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
@@ -72,7 +66,7 @@ ArgsError PathArgs(std::string_view path, std::int64_t max_bulk_len, Args* out) 
     const std::size_t slash = path.find('/');
     out->emplace_back();
     if (!DecodePathSegment(path.substr(0, slash), &out->back())) return kBadEscape;
-    if (static_cast<std::int64_t>(out->back().size()) > max_bulk_len) return kBulkTooLong;
+    if (static_cast<std::int64_t>(out->back().size()) > max_bulk_len) return kBulkTooLongError;
     if (slash == std::string_view::npos) return std::nullopt;
     path.remove_prefix(slash + 1);
   }
@@ -95,7 +89,7 @@ ArgsError QueryArgs(std::string_view query, std::int64_t max_bulk_len, Args* out
       return false;
     }
     if (static_cast<std::int64_t>(out->back().size()) > max_bulk_len) {
-      error = kBulkTooLong;
+      error = kBulkTooLongError;
       return false;
     }
     return true;
