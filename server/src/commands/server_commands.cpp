@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "acl/acl_file.h"
 #include "cluster/cluster_hooks.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
@@ -128,7 +129,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     AppendInfoStats(&s, st, InfoSection::kLocks);
     s.append("\r\n");
   }
-  if (wants("faults", st.faults.active())) {  // testing/fault_injector.h
+  if (wants("faults", st.faults.active())) {  // fault_injector.h
     s.append("# Faults\r\n");
     st.faults.AppendInfo(&s);
     s.append("\r\n");
@@ -213,6 +214,7 @@ void ConfigSetCommand(CommandContext& ctx) {
     }
     ctx.server.options = std::move(updated);
     ctx.server.SyncHotOptions();
+    acl::ApplyRequirepass(ctx.server);
     loglevel = ctx.server.options.loglevel;
   }
   ctx.server.log->set_level(config::SpdlogLevel(loglevel));
