@@ -46,7 +46,8 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
   monitors = std::make_shared<MonitorFeed>();
   lock_timings = std::make_shared<LockTimings>(dbs.max_shards());
   lock_timings->clock = clock.get();
-  locks.stats().timings = lock_timings.get();
+  locks.stats().wait_timer = lock_timings.get();
+  key_events.set_lock_timings(lock_timings.get());
   key_events.set_expiry_hold([this](std::int64_t now_ms) { return ExpiryPaused(now_ms); });
   SyncHotOptions();
   startup_memory = store::UsedMemoryBytes();
