@@ -6,6 +6,7 @@
 #include "acl/registry.h"
 #include "commands/client_pause.h"
 #include "commands/command_table.h"
+#include "scripting/script_engine.h"
 #include "server_state.h"
 #include "testing/fault_hook.h"
 
@@ -19,6 +20,8 @@ void WireUpperParts(ServerState& state, CommandTable& table) {
   acl::ApplyRequirepass(state);
   state.client_pause = std::make_shared<ClientPause>();
   table.SetInterceptor(&testing::InterceptCommand);  // TEST.FAULT (test mode)
+  table.SetScriptHost(
+      [](ServerState& server) -> ScriptHost& { return scripting::EngineFor(server); });
   state.commands = &table;
   state.catalogue = &table;
 }

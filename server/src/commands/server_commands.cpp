@@ -18,6 +18,7 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/peer_address.h"
+#include "commands/script_host.h"
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
 #include "journal/persistence.h"
@@ -25,7 +26,6 @@
 #include "metrics/command_stats.h"
 #include "metrics/keyspace_info.h"
 #include "metrics/stats_registry.h"
-#include "scripting/script_engine.h"
 #include "store/object_encoding.h"
 
 #ifndef LATCH_VERSION
@@ -363,7 +363,7 @@ void ShutdownCommand(CommandContext& ctx) {
     // As in Redis, a script past lua-time-limit lets only SHUTDOWN NOSAVE through; that
     // one kills the script, written or not.
     if (!nosave) return ctx.out.Error(errors::kBusyScript);
-    scripting::EngineFor(ctx.server).KillForShutdown();
+    ScriptsFor(ctx).KillForShutdown();
   }
   if (save) {
     ctx.server.log->warn("SHUTDOWN SAVE refused: latchd keeps no data on disk (use SHUTDOWN NOSAVE).");
