@@ -61,7 +61,7 @@ struct AclDenialCounters;  // metrics/acl_counters.h
 
 // Bumped on the data path by every worker: striped, so that counting costs no cache-line
 // traffic between cores (see striped_counter.h). What INFO, /metrics and RESETSTAT do with
-// each is declared once in metrics/stats_registry.cpp.
+// each is declared once in report/stats_registry.cpp.
 struct Stats {
   StripedCounter total_connections;
   StripedCounter rejected_connections;

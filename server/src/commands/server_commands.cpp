@@ -1,5 +1,5 @@
 // INFO, CONFIG GET/SET/RESETSTAT/HELP, TIME, DEBUG, SHUTDOWN. INFO's numbers and RESETSTAT
-// come from the stats registry (metrics/stats_registry.h).
+// come from the stats registry (report/stats_registry.h).
 #include <spdlog/logger.h>
 #include <unistd.h>
 
@@ -25,7 +25,7 @@
 #include "latch/protocol/error_arg.h"
 #include "metrics/command_stats.h"
 #include "metrics/keyspace_info.h"
-#include "metrics/stats_registry.h"
+#include "report/stats_registry.h"
 #include "store/object_encoding.h"
 
 #ifndef LATCH_VERSION
@@ -106,7 +106,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("commandstats", false)) {
     s.append("# Commandstats\r\n");
-    AppendInfoCommandStats(&s, st);  // metrics/command_stats.cpp
+    AppendInfoCommandStats(&s, st.command_stats.get(), st.catalogue);  // metrics/command_stats.cpp
     s.append("\r\n");
   }
   if (wants("errorstats", true)) {
@@ -116,7 +116,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("latencystats", false)) {
     s.append("# Latencystats\r\n");
-    AppendInfoLatencyStats(&s, st);
+    AppendInfoLatencyStats(&s, st.command_stats.get(), st.catalogue);
     s.append("\r\n");
   }
   if (wants("keyspace", true)) {
