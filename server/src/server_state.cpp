@@ -39,7 +39,10 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
       start_mono_ms(clock->MonoMs()),
       run_id(RandomHex(40)) {
   log = config::ServerLogger(options);
-  persistence = std::make_shared<journal::Persistence>(*this);
+  persistence = std::make_shared<journal::Persistence>(
+      journal::PersistenceParts{options_mu, options, *log, *clock, dbs,
+                                [this](int db) -> store::Keyspace& { return Database(db); }, locks,
+                                key_events, faults, journal_write_errno, loading});
   command_stats = std::make_shared<CommandStats>();
   slowlog = std::make_shared<Slowlog>();
   latency_monitor = std::make_shared<LatencyMonitor>();
