@@ -64,7 +64,7 @@ void KeyEventRouter::OnModified(store::Shard& shard, const store::KeyEvent& e) {
   // key is created (an overwrite keeps the key's token, docs/LOCKS.md), one less when it is
   // gone (OnGone), all of a shard's on a flush (OnCleared).
   if (e.kind == store::KeyEvent::Kind::kWritten && e.created && e.object->token() != 0) {
-    if (auto* t = locks_.stats().timings) t->Granted(shard.index());
+    if (timings_ != nullptr) timings_->Granted(shard.index());
   }
   if (watches_.active()) watches_.Touch(DbOf(shard), e.key, e.hash);
   if (store::KeyEvents* j = journal()) j->OnModified(shard, e);
@@ -80,7 +80,7 @@ store::Object* KeyEventRouter::OnGone(store::Shard& shard, const store::KeyEvent
   if (store::KeyEvents* j = journal()) j->OnGone(shard, e);
   if (store::KeyEvents* r = replication()) r->OnGone(shard, e);
   store::LockTable& table = locks_.ForShard(shard.index());
-  LockTimings* timings = locks_.stats().timings;
+  LockTimings* timings = timings_;
   if (timings == nullptr) return table.tracked() == 0 ? nullptr : table.OnKeyGone(e.key, e.hash);
   if (e.object->token() != 0) ObserveHold(*timings, shard.index(), e.object->token());
   if (table.tracked() == 0) return nullptr;  // no waiter: no hand-off to time (no clock read)
@@ -105,7 +105,7 @@ void KeyEventRouter::OnCleared(store::Shard& shard) {
   if (store::KeyEvents* j = journal()) j->OnCleared(shard);
   if (store::KeyEvents* r = replication()) r->OnCleared(shard);
   locks_.ForShard(shard.index()).OnCleared();
-  if (auto* t = locks_.stats().timings) t->Cleared(shard.index());
+  if (timings_ != nullptr) timings_->Cleared(shard.index());
 }
 
 }  // namespace latch

@@ -2,9 +2,9 @@
 // The server's one KeyEvents hook (store/key_events.h), installed on every shard: it hands
 // each key event to the concerns that listen to writes, in a fixed order, under the shard's
 // lock. A modified key (OnModified): the held-locks gauge, WATCH (WatchRegistry::Touch), then
-// the journal and the Raft log. A gone key (OnGone): WATCH, the counter of LOCK.ACQUIRE leases that ran out
-// (LockStats::expired_while_held), the journal (its DEL), and last the lock waiters: the key
-// is granted to its first waiter (store::LockTable), whose re-created key reports its own
+// the journal and the Raft log. A gone key (OnGone): WATCH, the counter of LOCK.ACQUIRE leases that
+// ran out (LockStats::expired_while_held), the journal (its DEL), and last the lock waiters: the
+// key is granted to its first waiter (store::LockTable), whose re-created key reports its own
 // OnModified, so the journal records the DEL before the grant.
 //
 // The journal slot (set_journal) is the one seam where a write's effects leave the Op layer
@@ -24,6 +24,8 @@
 #include "watch_registry.h"
 
 namespace latch {
+
+class LockTimings;  // metrics/lock_timings.h
 
 class KeyEventRouter final : public store::KeyEvents {
  public:
@@ -54,6 +56,9 @@ class KeyEventRouter final : public store::KeyEvents {
   }
   // The server's CLIENT PAUSE test (ServerState::ExpiryPaused); none: expiry never held.
   void set_expiry_hold(std::function<bool(std::int64_t)> held) { expiry_held_ = std::move(held); }
+  // The lock histograms and held-lock gauge of /metrics; none: not timed. Set before any
+  // event.
+  void set_lock_timings(LockTimings* timings) { timings_ = timings; }
 
   void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
   store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
@@ -70,6 +75,7 @@ class KeyEventRouter final : public store::KeyEvents {
   store::Keyspace* lone_ = nullptr;
   store::LockTables& locks_;
   WatchRegistry& watches_;
+  LockTimings* timings_ = nullptr;
   // Read once per event (acquire: the journal's state set up before it was attached is
   // visible to the thread that reads it).
   store::KeyEvents* journal() const { return journal_.load(std::memory_order_acquire); }

@@ -36,7 +36,7 @@
 #include "rest/rest_endpoint.h"
 #include "scripting/script_engine.h"
 #include "server_state.h"
-#include "testing/fault_hook.h"
+#include "state_wiring.h"
 
 namespace latch {
 
@@ -62,9 +62,7 @@ class ServerImpl {
         threads_(ResolveThreads(o.io_threads)),
         shards_(ResolveShards(o.shards, threads_)),
         state_(std::move(o), clock_, shards_, threads_) {
-    table_.SetInterceptor(&testing::InterceptCommand);  // TEST.FAULT (test mode)
-    state_.commands = &table_;
-    state_.catalogue = &table_;
+    WireUpperParts(state_, table_);
     state_.request_shutdown = [this] { RequestShutdown(); };
     state_.reload_tls = [this](const Options& updated, std::span<const std::string_view> args) {
       return ReloadTlsForConfigSet(state_, updated, args);

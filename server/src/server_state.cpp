@@ -2,12 +2,9 @@
 
 #include <spdlog/logger.h>
 
-#include "config/log_setup.h"
-
 #include <random>
 
-#include "commands/client_pause.h"
-#include "acl/registry.h"
+#include "config/log_setup.h"
 #include "journal/persistence.h"
 #include "metrics/command_stats.h"
 #include "metrics/latency_monitor.h"
@@ -42,18 +39,19 @@ ServerState::ServerState(Options opts, std::shared_ptr<Clock> clk, int shard_cou
       start_mono_ms(clock->MonoMs()),
       run_id(RandomHex(40)) {
   log = config::ServerLogger(options);
-  persistence = std::make_shared<journal::Persistence>(*this);
+  persistence = std::make_shared<journal::Persistence>(
+      journal::PersistenceParts{options_mu, options, *log, *clock, dbs,
+                                [this](int db) -> store::Keyspace& { return Database(db); }, locks,
+                                key_events, faults, journal_write_errno, loading});
   command_stats = std::make_shared<CommandStats>();
   slowlog = std::make_shared<Slowlog>();
   latency_monitor = std::make_shared<LatencyMonitor>();
   monitors = std::make_shared<MonitorFeed>();
   lock_timings = std::make_shared<LockTimings>(dbs.max_shards());
   lock_timings->clock = clock.get();
-  locks.stats().timings = lock_timings.get();
-  client_pause = std::make_shared<ClientPause>();
+  locks.stats().wait_timer = lock_timings.get();
+  key_events.set_lock_timings(lock_timings.get());
   key_events.set_expiry_hold([this](std::int64_t now_ms) { return ExpiryPaused(now_ms); });
-  acl = std::make_shared<acl::Registry>(catalogue);
-  acl_denials = acl.get();
   SyncHotOptions();
   startup_memory = store::UsedMemoryBytes();
 }
@@ -76,8 +74,6 @@ void ServerState::SyncHotOptions() {
   obuf_pubsub_soft = options.client_output_buffer_limit[2].soft;
   obuf_pubsub_soft_seconds = options.client_output_buffer_limit[2].soft_seconds;
   timeout = options.timeout;
-  acl->SyncRequirepass(options.requirepass);
-  auth_required = acl->DefaultNeedsAuth();
   maxmemory = options.maxmemory;
   slowlog_slower_than = options.slowlog_log_slower_than;
   slowlog_max_len = options.slowlog_max_len;

@@ -1,6 +1,10 @@
 #pragma once
 // State shared by every worker thread: options, keyspace, statistics, client registry.
 // Passed to command handlers through CommandContext; nothing here is global.
+//
+// Its own layer, just above the services (scripts/layers.txt): it holds parts of the layers
+// below by value and the parts of the layers above (ACL, CLIENT PAUSE, the command table, the
+// script engine, TLS) forward-declared, built and set by the server (state_wiring.h).
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -17,6 +21,7 @@ class logger;
 }  // namespace spdlog
 
 #include "client_registry.h"
+#include "fault_injector.h"
 #include "key_event_router.h"
 #include "latch/clock.h"
 #include "latch/options.h"
@@ -26,19 +31,18 @@ class logger;
 #include "store/keyspace_set.h"
 #include "store/lock_table.h"
 #include "striped_counter.h"
-#include "testing/fault_injector.h"
 #include "watch_registry.h"
 
 namespace latch {
 
 class CommandTable;      // commands/command_table.h
 class CommandCatalogue;  // catalogue/command_catalogue.h
-class CommandStats;  // metrics/command_stats.h
-class Slowlog;       // metrics/slowlog.h
-class LatencyMonitor;  // metrics/latency_monitor.h
-class ClientPause;   // commands/client_pause.h
-class MonitorFeed;   // metrics/monitor_feed.h
-class LockTimings;   // metrics/lock_timings.h
+class CommandStats;      // metrics/command_stats.h
+class Slowlog;           // metrics/slowlog.h
+class LatencyMonitor;    // metrics/latency_monitor.h
+class ClientPause;       // commands/client_pause.h
+class MonitorFeed;       // metrics/monitor_feed.h
+class LockTimings;       // metrics/lock_timings.h
 namespace acl {
 class Registry;
 }  // namespace acl
@@ -57,7 +61,7 @@ struct AclDenialCounters;  // metrics/acl_counters.h
 
 // Bumped on the data path by every worker: striped, so that counting costs no cache-line
 // traffic between cores (see striped_counter.h). What INFO, /metrics and RESETSTAT do with
-// each is declared once in metrics/stats_registry.cpp.
+// each is declared once in report/stats_registry.cpp.
 struct Stats {
   StripedCounter total_connections;
   StripedCounter rejected_connections;
@@ -89,13 +93,13 @@ struct ServerState {
   std::shared_ptr<CommandStats> command_stats;
   std::shared_ptr<Slowlog> slowlog;
   std::shared_ptr<LatencyMonitor> latency_monitor;  // LATENCY LATEST/HISTORY events
-  std::shared_ptr<LockTimings> lock_timings;  // lock histograms of /metrics
-  std::shared_ptr<MonitorFeed> monitors;  // MONITOR clients, fed by Dispatch
+  std::shared_ptr<LockTimings> lock_timings;        // lock histograms of /metrics
+  std::shared_ptr<MonitorFeed> monitors;            // MONITOR clients, fed by Dispatch
   // CLIENT PAUSE: 0 none, 1 WRITE, 2 ALL, until client_pause_end_ms (monotonic). Dispatch
   // reads the type (one relaxed load) and parks a paused command in client_pause.
   std::atomic<int> client_pause_type{0};
   std::atomic<std::int64_t> client_pause_end_ms{0};
-  std::shared_ptr<ClientPause> client_pause;
+  std::shared_ptr<ClientPause> client_pause;  // set by WireUpperParts (state_wiring.h)
   // No key expires actively while clients are paused (WRITE or ALL), as in Redis: an expiry
   // would hand a lock to a waiter.
   // Nor on a Raft follower, ever: the leader's deletions arrive as log entries.
@@ -116,9 +120,10 @@ struct ServerState {
   // those need not know the dispatcher.
   const CommandTable* commands = nullptr;
   const CommandCatalogue* catalogue = nullptr;
-  // Fault injection and test mode (testing/fault_injector.h; TEST.* commands, ScopedServer).
+  // Fault injection and test mode (fault_injector.h; TEST.* commands, ScopedServer).
   testing::FaultInjector faults{options.enable_test_commands};
-  // ACL users (acl/registry.h); requirepass is the default user's password.
+  // ACL users (acl/registry.h), set by WireUpperParts (state_wiring.h); requirepass is the
+  // default user's password (acl::ApplyRequirepass).
   std::shared_ptr<acl::Registry> acl;
   // Its refusal counters (the same object), for INFO and /metrics.
   AclDenialCounters* acl_denials = nullptr;
@@ -214,7 +219,8 @@ struct ServerState {
                             static_cast<std::size_t>(limit);
   }
 
-  void SyncHotOptions();  // call under options_mu after changing options
+  // Call under options_mu after changing options (then acl::ApplyRequirepass, acl_file.h).
+  void SyncHotOptions();
 };
 
 }  // namespace latch

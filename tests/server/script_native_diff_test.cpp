@@ -13,6 +13,7 @@
 #include "scripting/script_engine.h"
 #include "scripting/sha1.h"
 #include "server_state.h"
+#include "state_wiring.h"
 #include "support/sanitizer.h"
 
 namespace latch {
@@ -26,8 +27,7 @@ class Instance {
     clock_ = std::make_shared<ManualClock>();
     Options o;
     state_ = std::make_unique<ServerState>(o, clock_, 4, 1);
-    state_->commands = &table_;
-    state_->catalogue = &table_;
+    WireUpperParts(*state_, table_);
     session_.info = std::make_shared<ClientInfo>();
     scripting::EngineFor(*state_).set_native_enabled(native);
   }

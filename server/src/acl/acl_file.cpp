@@ -113,4 +113,9 @@ void LoadUsersAtStartup(ServerState& state) {
   state.auth_required = reg.DefaultNeedsAuth();
 }
 
+void ApplyRequirepass(ServerState& state) {
+  state.acl->SyncRequirepass(state.options.requirepass);
+  state.auth_required = state.acl->DefaultNeedsAuth();
+}
+
 }  // namespace latch::acl

@@ -21,5 +21,9 @@ bool SaveAclFile(Registry& reg, const std::string& path);
 // At start, after requirepass: the config's `user` lines, then the aclfile. Throws
 // std::runtime_error with the reason (latchd does not start with broken users).
 void LoadUsersAtStartup(ServerState& state);
+// After options.requirepass was set or changed (at start, CONFIG SET; under options_mu or
+// before any thread runs): the default user's password follows it, and so does
+// state.auth_required.
+void ApplyRequirepass(ServerState& state);
 
 }  // namespace latch::acl

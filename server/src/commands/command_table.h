@@ -11,6 +11,7 @@
 
 #include "catalogue/command_catalogue.h"
 #include "commands/context.h"
+#include "commands/script_host.h"
 
 namespace latch {
 
@@ -32,11 +33,19 @@ class CommandTable : public CommandCatalogue {
   using Interceptor = bool (*)(const CommandSpec& spec, CommandContext& ctx);
   void SetInterceptor(Interceptor interceptor) { interceptor_ = interceptor; }
 
+  // The script engine's way in, registered the same way (state_wiring.cpp): EVAL's, SCRIPT's
+  // and SHUTDOWN's handlers reach the engine through ScriptsFor (script_host.h). The
+  // function returns the server's engine, creating it on first use; any thread.
+  using ScriptHostFor = ScriptHost& (*)(ServerState& server);
+  void SetScriptHost(ScriptHostFor host_for) { script_host_for_ = host_for; }
+  ScriptHost& scripts(ServerState& server) const { return script_host_for_(server); }
+
  private:
   // Holds the command's key shards (resolved once into ctx.keys) around the handler, or
   // answers BUSY when a script past busy-reply-threshold holds one.
   void RunHandler(const CommandSpec& spec, CommandContext& ctx) const;
   Interceptor interceptor_ = nullptr;
+  ScriptHostFor script_host_for_ = nullptr;
 };
 
 // HELP subcommands: one simple string per line, as Redis replies them.

@@ -1,23 +1,21 @@
 // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP (Redis 7.0).
 // The work is done by scripting::ScriptEngine; this file only declares the commands.
 #include "commands/command_table.h"
+#include "commands/script_host.h"
 #include "commands/subcommand.h"
 #include "commands/transaction_commands.h"
-#include "scripting/script_engine.h"
 
 namespace latch {
 namespace {
 
-using scripting::EngineFor;
-
-void EvalCommand(CommandContext& ctx) { EngineFor(ctx.server).Eval(ctx, false, false); }
-void EvalShaCommand(CommandContext& ctx) { EngineFor(ctx.server).Eval(ctx, true, false); }
-void EvalRoCommand(CommandContext& ctx) { EngineFor(ctx.server).Eval(ctx, false, true); }
-void EvalShaRoCommand(CommandContext& ctx) { EngineFor(ctx.server).Eval(ctx, true, true); }
-void ScriptLoadCommand(CommandContext& ctx) { EngineFor(ctx.server).ScriptLoad(ctx); }
-void ScriptExistsCommand(CommandContext& ctx) { EngineFor(ctx.server).ScriptExists(ctx); }
-void ScriptFlushCommand(CommandContext& ctx) { EngineFor(ctx.server).ScriptFlush(ctx); }
-void ScriptKillCommand(CommandContext& ctx) { EngineFor(ctx.server).ScriptKill(ctx); }
+void EvalCommand(CommandContext& ctx) { ScriptsFor(ctx).Eval(ctx, false, false); }
+void EvalShaCommand(CommandContext& ctx) { ScriptsFor(ctx).Eval(ctx, true, false); }
+void EvalRoCommand(CommandContext& ctx) { ScriptsFor(ctx).Eval(ctx, false, true); }
+void EvalShaRoCommand(CommandContext& ctx) { ScriptsFor(ctx).Eval(ctx, true, true); }
+void ScriptLoadCommand(CommandContext& ctx) { ScriptsFor(ctx).ScriptLoad(ctx); }
+void ScriptExistsCommand(CommandContext& ctx) { ScriptsFor(ctx).ScriptExists(ctx); }
+void ScriptFlushCommand(CommandContext& ctx) { ScriptsFor(ctx).ScriptFlush(ctx); }
+void ScriptKillCommand(CommandContext& ctx) { ScriptsFor(ctx).ScriptKill(ctx); }
 
 void ScriptHelpCommand(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
@@ -42,8 +40,8 @@ void ScriptHelpCommand(CommandContext& ctx) {
   WriteHelpLines(ctx.out, kLines);
 }
 
-CommandSpec Eval(std::string name, std::uint32_t flags, CommandHandler h,
-                 std::string_view summary, std::string_view since) {
+CommandSpec Eval(std::string name, std::uint32_t flags, CommandHandler h, std::string_view summary,
+                 std::string_view since) {
   return CommandSpec{.name = std::move(name),
                      .arity = -3,
                      .flags = kCmdNoScript | kCmdStale | flags,
@@ -57,14 +55,16 @@ constexpr SubcommandFamily kScriptSub{.container = "script", .flags = 0, .group 
 
 }  // namespace
 
-void ExecOnScriptThread(CommandContext& ctx) { EngineFor(ctx.server).Exec(ctx); }
+ScriptHost& ScriptsFor(CommandContext& ctx) { return ctx.server.commands->scripts(ctx.server); }
+
+void ExecOnScriptThread(CommandContext& ctx) { ScriptsFor(ctx).Exec(ctx); }
 
 void RegisterScriptingCommands(CommandTable& t) {
   t.Add(Eval("eval", 0, EvalCommand, "Executes a server-side Lua script.", "2.6.0"));
   t.Add(Eval("evalsha", 0, EvalShaCommand, "Executes a server-side Lua script by SHA1 digest.",
              "2.6.0"));
-  t.Add(Eval("eval_ro", kCmdReadonly, EvalRoCommand,
-             "Executes a read-only server-side Lua script.", "7.0.0"));
+  t.Add(Eval("eval_ro", kCmdReadonly, EvalRoCommand, "Executes a read-only server-side Lua script.",
+             "7.0.0"));
   t.Add(Eval("evalsha_ro", kCmdReadonly, EvalShaRoCommand,
              "Executes a read-only server-side Lua script by SHA1 digest.", "7.0.0"));
   CommandSpec script{.name = "script",

@@ -1,5 +1,5 @@
 // INFO, CONFIG GET/SET/RESETSTAT/HELP, TIME, DEBUG, SHUTDOWN. INFO's numbers and RESETSTAT
-// come from the stats registry (metrics/stats_registry.h).
+// come from the stats registry (report/stats_registry.h).
 #include <spdlog/logger.h>
 #include <unistd.h>
 
@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "acl/acl_file.h"
 #include "cluster/cluster_hooks.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
@@ -17,14 +18,14 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/peer_address.h"
+#include "commands/script_host.h"
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
 #include "journal/persistence.h"
 #include "latch/protocol/error_arg.h"
 #include "metrics/command_stats.h"
 #include "metrics/keyspace_info.h"
-#include "metrics/stats_registry.h"
-#include "scripting/script_engine.h"
+#include "report/stats_registry.h"
 #include "store/object_encoding.h"
 
 #ifndef LATCH_VERSION
@@ -105,7 +106,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("commandstats", false)) {
     s.append("# Commandstats\r\n");
-    AppendInfoCommandStats(&s, st);  // metrics/command_stats.cpp
+    AppendInfoCommandStats(&s, st.command_stats.get(), st.catalogue);  // metrics/command_stats.cpp
     s.append("\r\n");
   }
   if (wants("errorstats", true)) {
@@ -115,7 +116,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   }
   if (wants("latencystats", false)) {
     s.append("# Latencystats\r\n");
-    AppendInfoLatencyStats(&s, st);
+    AppendInfoLatencyStats(&s, st.command_stats.get(), st.catalogue);
     s.append("\r\n");
   }
   if (wants("keyspace", true)) {
@@ -128,7 +129,7 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     AppendInfoStats(&s, st, InfoSection::kLocks);
     s.append("\r\n");
   }
-  if (wants("faults", st.faults.active())) {  // testing/fault_injector.h
+  if (wants("faults", st.faults.active())) {  // fault_injector.h
     s.append("# Faults\r\n");
     st.faults.AppendInfo(&s);
     s.append("\r\n");
@@ -213,6 +214,7 @@ void ConfigSetCommand(CommandContext& ctx) {
     }
     ctx.server.options = std::move(updated);
     ctx.server.SyncHotOptions();
+    acl::ApplyRequirepass(ctx.server);
     loglevel = ctx.server.options.loglevel;
   }
   ctx.server.log->set_level(config::SpdlogLevel(loglevel));
@@ -361,7 +363,7 @@ void ShutdownCommand(CommandContext& ctx) {
     // As in Redis, a script past lua-time-limit lets only SHUTDOWN NOSAVE through; that
     // one kills the script, written or not.
     if (!nosave) return ctx.out.Error(errors::kBusyScript);
-    scripting::EngineFor(ctx.server).KillForShutdown();
+    ScriptsFor(ctx).KillForShutdown();
   }
   if (save) {
     ctx.server.log->warn("SHUTDOWN SAVE refused: latchd keeps no data on disk (use SHUTDOWN NOSAVE).");

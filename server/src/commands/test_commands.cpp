@@ -94,7 +94,7 @@ bool ParseRuleOptions(CommandContext& ctx, std::size_t i, testing::FaultRule* ru
 }
 
 // TEST.FAULT STALL point max-ms [KEY pattern] [COUNT n]: a thread that reaches the point
-// stops there (testing/fault_injector.h); max-ms bounds the stop when nobody resumes it.
+// stops there (fault_injector.h); max-ms bounds the stop when nobody resumes it.
 void StallCommand(CommandContext& ctx) {
   if (ctx.argc() < 4) return SyntaxError(ctx);
   const std::optional<testing::StallPoint> point = testing::StallPointNamed(ctx.arg(2));

@@ -72,7 +72,7 @@ class Journal {
   // `error_out` (may be null): set to the errno of the last failed write or fdatasync while it
   // stands, 0 once they work again. `before_write`, when set, runs before each write() of a
   // batch, holding no lock an appender takes (the server's journal-write stall point,
-  // testing/fault_injector.h).
+  // fault_injector.h).
   // Its warnings (a failed write or fdatasync, and when writes work again) go to `log`, the
   // server's logger, which must outlive it.
   Journal(spdlog::logger& log, int fd, std::uint64_t size, FsyncPolicy policy,

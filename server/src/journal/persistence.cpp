@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cstdio>
 
+#include "fault_injector.h"
 #include "journal/container_records.h"
 #include "journal/loader.h"
 #include "journal/record_codec.h"
-#include "server_state.h"
+#include "key_event_router.h"
+#include "store/keyspace_set.h"
+#include "store/lock_table.h"
 #include "store/object.h"
 #include "store/shard_guard.h"
 
@@ -29,7 +32,7 @@ FsyncPolicy PolicyOf(int appendfsync) {
   }
 }
 
-Persistence::Persistence(ServerState& state) : state_(state) {}
+Persistence::Persistence(PersistenceParts parts) : parts_(std::move(parts)) {}
 
 Persistence::~Persistence() { Stop(); }
 
@@ -37,7 +40,7 @@ void Persistence::Start() {
   try {
     StartJournal();
   } catch (const std::exception& e) {
-    state_.log->critical("{}", e.what());  // Redis's words (loader.cpp); the server stops
+    parts_.log.critical("{}", e.what());  // Redis's words (loader.cpp); the server stops
     throw;
   }
 }
@@ -46,14 +49,14 @@ void Persistence::StartJournal() {
   std::lock_guard toggle(toggle_mu_);
   Options o;
   {
-    std::lock_guard lock(state_.options_mu);
-    o = state_.options;
+    std::lock_guard lock(parts_.options_mu);
+    o = parts_.options;
   }
   start_appendonly_ = o.appendonly;
   start_dir_ = o.dir;
   {
-    std::lock_guard lock(state_.options_mu);
-    state_.options.dir.clear();  // CONFIG GET dir shows the working directory anyway
+    std::lock_guard lock(parts_.options_mu);
+    parts_.options.dir.clear();  // CONFIG GET dir shows the working directory anyway
   }
   if (o.appendonly && !journal_) {
     SetPaths(o);
@@ -65,13 +68,13 @@ void Persistence::StartJournal() {
     } else {
       manifest_ = *found;
       const auto started = std::chrono::steady_clock::now();
-      const Databases dbs{state_.dbs,
-                          [this](int db) -> store::Keyspace& { return state_.Database(db); }};
-      const LoadResult r = LoadJournal(paths_, manifest_, dbs, state_.locks.tokens(),
-                                       state_.clock->Now(), o.aof_load_truncated, *state_.log);
+      const Databases dbs{parts_.dbs,
+                          [this](int db) -> store::Keyspace& { return parts_.database(db); }};
+      const LoadResult r = LoadJournal(paths_, manifest_, dbs, parts_.locks.tokens(),
+                                       parts_.clock.Now(), o.aof_load_truncated, parts_.log);
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-      state_.log->info("DB loaded from append only file: {:.3f} seconds ({} records)", took.count(),
-                       r.records);
+      parts_.log.info("DB loaded from append only file: {:.3f} seconds ({} records)", took.count(),
+                      r.records);
       base_size_ = r.base_size;
       rewrite_base_size_ = r.total_size;
       if (manifest_.incrs.empty()) {
@@ -94,8 +97,8 @@ void Persistence::StartJournal() {
 void Persistence::StartTokenFloor(const Options& o) {
   if (floor_ || (!o.appendonly && o.lock_restart_delay <= 0)) return;
   auto floor = std::make_unique<TokenFloor>(
-      state_.locks.tokens(), TokenFloorPath(), [this] { return state_.clock->Now().wall_us; },
-      *state_.log);
+      parts_.locks.tokens(), TokenFloorPath(), [this] { return parts_.clock.Now().wall_us; },
+      parts_.log);
   floor->Start();
   floor_ = std::move(floor);
   floor_live_.store(floor_.get(), std::memory_order_release);
@@ -118,11 +121,11 @@ void Persistence::SetPaths(const Options& o) {
 
 void Persistence::Open(int fd, std::uint64_t size, const Options& o) {
   // The journal-write stall point (test mode, TEST.FAULT STALL): a slow disk, on purpose.
-  auto before_write = [&faults = state_.faults] {
+  auto before_write = [&faults = parts_.faults] {
     if (faults.stalls_armed()) faults.AtStallPoint(testing::StallPoint::kJournalWrite, {});
   };
-  journal_ = std::make_unique<Journal>(*state_.log, fd, size, PolicyOf(o.appendfsync), last_seq_,
-                                       &state_.journal_write_errno, std::move(before_write));
+  journal_ = std::make_unique<Journal>(parts_.log, fd, size, PolicyOf(o.appendfsync), last_seq_,
+                                       &parts_.write_errno, std::move(before_write));
   live_.store(journal_.get(), std::memory_order_release);
   Attach(true);
   stop_ = false;
@@ -135,8 +138,8 @@ void Persistence::OpenNew() {
   manifest_.incrs.push_back({paths_.IncrName(1), 1, 'i'});
   std::uint64_t size = 0;
   ::close(OpenForAppend(paths_.Path(manifest_.base->name), &size));
-  state_.log->info("Creating AOF base file {} on server start", manifest_.base->name);
-  state_.log->info("Creating AOF incr file {} on server start", manifest_.incrs.back().name);
+  parts_.log.info("Creating AOF base file {} on server start", manifest_.base->name);
+  parts_.log.info("Creating AOF incr file {} on server start", manifest_.incrs.back().name);
   WriteManifest(paths_, manifest_);
 }
 
@@ -157,8 +160,8 @@ void Persistence::CloseJournal() {
   if (!journal_) return;
   Attach(false);  // no record is appended from here on
   live_.store(nullptr, std::memory_order_release);
-  journal_->Close();  // writes, syncs, releases the replies waiting for it, closes
-  state_.journal_write_errno.store(0);  // no journal, no -MISCONF (Redis: aof_state off)
+  journal_->Close();            // writes, syncs, releases the replies waiting for it, closes
+  parts_.write_errno.store(0);  // no journal, no -MISCONF (Redis: aof_state off)
   last_seq_ = journal_->appended();
   retired_.push_back(std::move(journal_));
 }
@@ -171,8 +174,8 @@ void Persistence::Timestamp(std::string* out, const TimeSnapshot& now) {
 void Persistence::KeyModified(int db, const store::Object& o, const TimeSnapshot& now) {
   Journal* j = journal();
   if (j == nullptr) return;
-  if (state_.faults.stalls_armed()) {
-    state_.faults.AtStallPoint(testing::StallPoint::kJournalAppend, o.key());
+  if (parts_.faults.stalls_armed()) {
+    parts_.faults.AtStallPoint(testing::StallPoint::kJournalAppend, o.key());
   }
   std::int64_t deadline = 0;
   if (o.has_expire()) deadline = std::max<std::int64_t>(1, now.MonoToWall(o.expire_at()));
@@ -197,10 +200,9 @@ void Persistence::KeyGone(int db, std::string_view key) {
 void Persistence::ShardCleared(const store::Shard& shard) {
   Journal* j = journal();
   if (j == nullptr) return;
-  const int count = state_.dbs.shards_per_db();
-  j->Append(state_.dbs.DbOf(shard), [&](std::string* out) {
-    EncodeFlushShard(out, shard.index() % count, count);
-  });
+  const int count = parts_.dbs.shards_per_db();
+  j->Append(parts_.dbs.DbOf(shard),
+            [&](std::string* out) { EncodeFlushShard(out, shard.index() % count, count); });
 }
 
 void Persistence::DatabasesSwapped(int a, int b) {
@@ -208,11 +210,11 @@ void Persistence::DatabasesSwapped(int a, int b) {
 }
 
 void Persistence::OnModified(store::Shard& shard, const store::KeyEvent& e) {
-  KeyModified(state_.dbs.DbOf(shard), *e.object, state_.clock->NowSameWallOffset());
+  KeyModified(parts_.dbs.DbOf(shard), *e.object, parts_.clock.NowSameWallOffset());
 }
 
 store::Object* Persistence::OnGone(store::Shard& shard, const store::KeyEvent& e) {
-  KeyGone(state_.dbs.DbOf(shard), e.key);
+  KeyGone(parts_.dbs.DbOf(shard), e.key);
   return nullptr;
 }
 
@@ -223,14 +225,14 @@ void Persistence::Attach(bool on) {
   // Every database that exists; one created meanwhile reads the slot under its own shard
   // lock after this store, as every later event does.
   std::vector<store::Shard*> took;
-  const int n = state_.dbs.created() * state_.dbs.shards_per_db();
+  const int n = parts_.dbs.created() * parts_.dbs.shards_per_db();
   for (int i = 0; i < n; ++i) {
-    store::Shard& s = *state_.dbs.ShardAt(i);
+    store::Shard& s = *parts_.dbs.ShardAt(i);
     if (store::ThisThreadHolds(s)) continue;
     store::LockShard(s, nullptr);
     took.push_back(&s);
   }
-  state_.key_events.set_journal(on ? this : nullptr);
+  parts_.key_events.set_journal(on ? this : nullptr);
   for (auto it = took.rbegin(); it != took.rend(); ++it) store::UnlockShard(**it);
 }
 
@@ -258,9 +260,9 @@ bool Persistence::WantsAutoRewrite() const {
   int percentage;
   std::int64_t min_size;
   {
-    std::lock_guard lock(state_.options_mu);
-    percentage = state_.options.auto_aof_rewrite_percentage;
-    min_size = state_.options.auto_aof_rewrite_min_size;
+    std::lock_guard lock(parts_.options_mu);
+    percentage = parts_.options.auto_aof_rewrite_percentage;
+    min_size = parts_.options.auto_aof_rewrite_min_size;
   }
   if (percentage <= 0) return false;
   const std::uint64_t current = base_size_ + incr_sizes_ + journal_->file_size();
@@ -279,14 +281,14 @@ void Persistence::Maintain() {
     int appendfsync;
     bool timestamps;
     {
-      std::lock_guard olock(state_.options_mu);
-      appendfsync = state_.options.appendfsync;
-      timestamps = state_.options.aof_timestamp_enabled;
+      std::lock_guard olock(parts_.options_mu);
+      appendfsync = parts_.options.appendfsync;
+      timestamps = parts_.options.aof_timestamp_enabled;
     }
     journal_->set_policy(PolicyOf(appendfsync));  // CONFIG SET (also applied by ApplyConfig)
     timestamps_ = timestamps;
     if (requested || WantsAutoRewrite()) {
-      if (!requested) state_.log->info("Starting automatic rewriting of AOF on growth");
+      if (!requested) parts_.log.info("Starting automatic rewriting of AOF on growth");
       rewrite_in_progress_ = true;
       const auto started = std::chrono::steady_clock::now();
       try {
@@ -294,7 +296,7 @@ void Persistence::Maintain() {
         last_rewrite_ok_ = true;
         ++rewrites_;
       } catch (const std::exception& e) {
-        state_.log->warn("Background AOF rewrite failed: {}", e.what());
+        parts_.log.warn("Background AOF rewrite failed: {}", e.what());
         ::unlink(paths_.TempRewrite().c_str());
         last_rewrite_ok_ = false;
       }
@@ -319,7 +321,7 @@ void Persistence::AppendInfo(std::string* s) const {
     s->append(ok ? ":ok\r\n" : ":err\r\n");
   };
   Journal* j = journal();
-  line("loading", state_.loading.load() ? 1 : 0);
+  line("loading", parts_.loading.load() ? 1 : 0);
   line("async_loading", 0);
   line("rdb_changes_since_last_save", 0);
   line("rdb_bgsave_in_progress", 0);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,19 +26,45 @@
 #include "latch/options.h"
 #include "store/key_events.h"
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 namespace latch {
-struct ServerState;
+class KeyEventRouter;
+namespace testing {
+class FaultInjector;
+}  // namespace testing
 namespace store {
 class Object;
 class Keyspace;
+class KeyspaceSet;
+class LockTables;
 }  // namespace store
 }  // namespace latch
 
 namespace latch::journal {
 
+// What the journal uses of the server, handed in by ServerState's constructor (so that
+// journal/ includes nothing above the services). Every reference outlives the Persistence.
+struct PersistenceParts {
+  std::mutex& options_mu;  // guards `options`
+  // Read under options_mu; Start() clears dir, a failed CONFIG SET appendonly resets it.
+  Options& options;
+  spdlog::logger& log;
+  const Clock& clock;
+  store::KeyspaceSet& dbs;
+  std::function<store::Keyspace&(int db)> database;  // ServerState::Database: made on first use
+  store::LockTables& locks;                          // the fencing tokens
+  KeyEventRouter& key_events;                        // the journal slot (Attach)
+  testing::FaultInjector& faults;                    // the journal's stall points
+  std::atomic<int>& write_errno;                     // ServerState::journal_write_errno (-MISCONF)
+  const std::atomic<bool>& loading;                  // ServerState::loading
+};
+
 class Persistence final : public store::KeyEvents {
  public:
-  explicit Persistence(ServerState& state);
+  explicit Persistence(PersistenceParts parts);
   ~Persistence();
   Persistence(const Persistence&) = delete;
   Persistence& operator=(const Persistence&) = delete;
@@ -95,7 +122,7 @@ class Persistence final : public store::KeyEvents {
   // The journal on `fd` (the last incremental file), attached, with its background thread.
   void Open(int fd, std::uint64_t size, const Options& o);
   std::optional<std::string> ApplyAppendonly();  // toggle.cpp, under toggle_mu_
-  std::string Enable();  // toggle.cpp; "" or the reason it failed
+  std::string Enable();                          // toggle.cpp; "" or the reason it failed
   // CONFIG SET dir (toggle.cpp): chdir to options.dir when a CONFIG SET put one there.
   std::optional<std::string> ApplyDir();
   void CloseJournal();   // stops the thread, detaches, syncs and closes; retires the journal
@@ -109,7 +136,7 @@ class Persistence final : public store::KeyEvents {
   std::uint64_t WriteKeyspace(int fd, store::Keyspace& ks, std::string* out);
   void Timestamp(std::string* out, const TimeSnapshot& now);
 
-  ServerState& state_;
+  PersistenceParts parts_;
   AofPaths paths_;
   // options.dir as Start() found it (an embedded server's journal directory; latchd's main()
   // has chdir'd there and cleared it): from then on options.dir is non-empty only when a
@@ -117,7 +144,7 @@ class Persistence final : public store::KeyEvents {
   // working directory, as Redis's.
   std::string start_dir_;
   std::string appenddirname_;
-  std::atomic<bool> dir_moved_{false};  // Rewrite() takes the new directory (paths_) first
+  std::atomic<bool> dir_moved_{false};   // Rewrite() takes the new directory (paths_) first
   Manifest manifest_;                    // the background thread's, once started
   std::atomic<bool> timestamps_{false};  // aof-timestamp-enabled, followed by Maintain
   std::unique_ptr<Journal> journal_;

@@ -25,7 +25,8 @@
 #include "journal/container_records.h"
 #include "journal/persistence.h"
 #include "journal/record_codec.h"
-#include "server_state.h"
+#include "store/keyspace_set.h"
+#include "store/lock_table.h"
 #include "store/shard_guard.h"
 
 namespace latch::journal {
@@ -67,20 +68,20 @@ std::uint64_t Persistence::WriteSnapshot(int fd, std::uint64_t swaps) {
   std::string out;
   std::uint64_t total = 0;
   // Every token granted before the switch is at most this: the counter survives the keys.
-  EncodeFence(&out, state_.locks.tokens().last());
+  EncodeFence(&out, parts_.locks.tokens().last());
   // A SWAPDB is not idempotent as the other records are: one since `swaps` was read (before
   // the switch to the new incremental file) would be both in the snapshot (partly) and in
   // that file. The rewrite then fails and the files on disk stay as they were (a later
   // rewrite retries).
   int selected = 0;  // a base file starts in database 0, as every journal file
-  for (int db = 0; db < state_.dbs.count(); ++db) {
-    store::Keyspace* ks = state_.dbs.Find(db);
+  for (int db = 0; db < parts_.dbs.count(); ++db) {
+    store::Keyspace* ks = parts_.dbs.Find(db);
     if (ks == nullptr || ks->TotalKeys() == 0) continue;
     if (db != selected) EncodeSelect(&out, db);
     selected = db;
     total += WriteKeyspace(fd, *ks, &out);
   }
-  if (state_.dbs.swaps() != swaps) throw std::runtime_error("aborted: SWAPDB during the rewrite");
+  if (parts_.dbs.swaps() != swaps) throw std::runtime_error("aborted: SWAPDB during the rewrite");
   WriteOrThrow(fd, out);
   return total + out.size();
 }
@@ -99,7 +100,7 @@ std::uint64_t Persistence::WriteKeyspace(int fd, store::Keyspace& ks, std::strin
         store::Shard& s;
         ~Unlock() { store::UnlockShard(s); }
       } unlock{shard};
-      const TimeSnapshot now = state_.clock->Now();
+      const TimeSnapshot now = parts_.clock.Now();
       objects.clear();
       shard.ForEach([&](const store::Object* o) { objects.push_back(o); });
       ForEachScattered(objects, [&](const store::Object* o) {
@@ -125,12 +126,12 @@ std::uint64_t Persistence::WriteKeyspace(int fd, store::Keyspace& ks, std::strin
 }
 
 void Persistence::Rewrite() {
-  state_.log->info("Background append only file rewriting started");
+  parts_.log.info("Background append only file rewriting started");
   // After CONFIG SET dir (toggle.cpp): this rewrite moves the journal to the new directory.
   // Its directory is created if missing, as Redis's rewrite does.
   if (dir_moved_.exchange(false)) paths_.dir = appenddirname_;
   EnsureDirectory(paths_.dir);
-  const std::uint64_t swaps = state_.dbs.swaps();  // before the switch: see WriteSnapshot
+  const std::uint64_t swaps = parts_.dbs.swaps();  // before the switch: see WriteSnapshot
   // 1. The new incremental file, listed before it gets a record.
   Manifest during = manifest_;
   const std::int64_t incr_seq = during.last_incr_seq() + 1;
@@ -183,7 +184,7 @@ void Persistence::Rewrite() {
   for (const AofFile& f : during.incrs) {
     if (f.seq != incr.seq) ::unlink(paths_.Path(f.name).c_str());
   }
-  state_.log->info("Background AOF rewrite finished successfully ({} bytes of base)", bytes);
+  parts_.log.info("Background AOF rewrite finished successfully ({} bytes of base)", bytes);
 }
 
 }  // namespace latch::journal

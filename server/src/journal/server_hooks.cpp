@@ -5,13 +5,13 @@
 
 namespace latch::journal {
 
-std::uint64_t AppendedSeq(const ServerState& s) {
+std::uint64_t AppendedSeq(const ReplyHold& s) {
   if (s.reply_log != nullptr) return s.reply_log->appended();  // a cluster node's Raft log
-  const Journal* j = s.persistence ? s.persistence->journal() : nullptr;
+  const Journal* j = s.persistence != nullptr ? s.persistence->journal() : nullptr;
   return j == nullptr ? 0 : j->appended();
 }
 
-bool HoldUntilDurable(const ServerState& s, std::uint64_t seq, boost::asio::io_context& on,
+bool HoldUntilDurable(const ReplyHold& s, std::uint64_t seq, boost::asio::io_context& on,
                       std::function<void()> resume, std::function<void()> lost) {
   if (s.reply_log != nullptr) {
     return s.reply_log->WhenCommitted(
@@ -25,7 +25,7 @@ bool HoldUntilDurable(const ServerState& s, std::uint64_t seq, boost::asio::io_c
         },
         on);
   }
-  Journal* j = s.persistence ? s.persistence->journal() : nullptr;
+  Journal* j = s.persistence != nullptr ? s.persistence->journal() : nullptr;
   return j != nullptr && j->WhenDurable(seq, std::move(resume), &on);
 }
 

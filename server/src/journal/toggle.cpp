@@ -22,7 +22,7 @@
 #include "journal/persistence.h"
 #include "journal/record_codec.h"
 #include "journal/server_hooks.h"
-#include "server_state.h"
+#include "store/lock_table.h"
 
 namespace latch::journal {
 
@@ -31,11 +31,11 @@ std::optional<std::string> Persistence::ApplyConfig() {
   // Redis refuses appendonly meanwhile (DENY_LOADING_CONFIG) with its -LOADING reply; the
   // other directives are read by the journal once it is open.
   // dir likewise (the loader reads the journal by paths relative to the working directory).
-  if (state_.loading.load()) {
-    std::lock_guard lock(state_.options_mu);
-    const bool dir = !std::exchange(state_.options.dir, std::string()).empty();
-    if (state_.options.appendonly == start_appendonly_ && !dir) return std::nullopt;
-    state_.options.appendonly = start_appendonly_;
+  if (parts_.loading.load()) {
+    std::lock_guard lock(parts_.options_mu);
+    const bool dir = !std::exchange(parts_.options.dir, std::string()).empty();
+    if (parts_.options.appendonly == start_appendonly_ && !dir) return std::nullopt;
+    parts_.options.appendonly = start_appendonly_;
     return std::string(kLoadingError);
   }
   std::lock_guard toggle(toggle_mu_);
@@ -46,13 +46,13 @@ std::optional<std::string> Persistence::ApplyConfig() {
   if (!floor_) {
     Options o;
     {
-      std::lock_guard lock(state_.options_mu);
-      o = state_.options;
+      std::lock_guard lock(parts_.options_mu);
+      o = parts_.options;
     }
     try {
       StartTokenFloor(o);
     } catch (const std::exception& e) {
-      state_.log->warn("{}", e.what());
+      parts_.log.warn("{}", e.what());
     }
   }
   return refused;
@@ -61,22 +61,22 @@ std::optional<std::string> Persistence::ApplyConfig() {
 std::optional<std::string> Persistence::ApplyAppendonly() {
   bool want;
   {
-    std::lock_guard lock(state_.options_mu);
-    want = state_.options.appendonly;
+    std::lock_guard lock(parts_.options_mu);
+    want = parts_.options.appendonly;
     // A reply after CONFIG SET appendfsync always's +OK already waits for the disk.
-    if (journal_) journal_->set_policy(PolicyOf(state_.options.appendfsync));
-    timestamps_ = state_.options.aof_timestamp_enabled;
+    if (journal_) journal_->set_policy(PolicyOf(parts_.options.appendfsync));
+    timestamps_ = parts_.options.aof_timestamp_enabled;
   }
   if (want == (journal_ != nullptr)) return std::nullopt;
   if (!want) {
     CloseJournal();
-    state_.log->info("AOF turned off (CONFIG SET appendonly no)");
+    parts_.log.info("AOF turned off (CONFIG SET appendonly no)");
     return std::nullopt;
   }
   const std::string reason = Enable();
   if (reason.empty()) return std::nullopt;
-  std::lock_guard lock(state_.options_mu);
-  state_.options.appendonly = false;
+  std::lock_guard lock(parts_.options_mu);
+  parts_.options.appendonly = false;
   return "ERR CONFIG SET failed (possibly related to argument 'appendonly') - " + reason;
 }
 
@@ -91,8 +91,8 @@ std::optional<std::string> Persistence::ApplyAppendonly() {
 std::optional<std::string> Persistence::ApplyDir() {
   std::string dir;
   {
-    std::lock_guard lock(state_.options_mu);
-    dir = std::exchange(state_.options.dir, std::string());
+    std::lock_guard lock(parts_.options_mu);
+    dir = std::exchange(parts_.options.dir, std::string());
   }
   if (dir.empty()) return std::nullopt;
   if (::chdir(dir.c_str()) != 0) {
@@ -102,15 +102,15 @@ std::optional<std::string> Persistence::ApplyDir() {
   start_dir_.clear();  // an embedded server's journal directory: relative from now on too
   dir_moved_ = true;
   if (floor_) floor_->Move(TokenFloorPath());  // written in the new directory at once
-  state_.log->info("Working directory changed to {} (CONFIG SET dir)", dir);
+  parts_.log.info("Working directory changed to {} (CONFIG SET dir)", dir);
   return std::nullopt;
 }
 
 std::string Persistence::Enable() {
   Options o;
   {
-    std::lock_guard lock(state_.options_mu);
-    o = state_.options;
+    std::lock_guard lock(parts_.options_mu);
+    o = parts_.options;
   }
   int fd = -1;
   Manifest fresh;
@@ -126,7 +126,7 @@ std::string Persistence::Enable() {
     // The fencing counter first: it must continue above the tokens granted so far even if the
     // server crashes before the base (which also carries it) is written.
     std::string fence;
-    EncodeFence(&fence, state_.locks.tokens().last());
+    EncodeFence(&fence, parts_.locks.tokens().last());
     if (::ftruncate(fd, 0) != 0 ||
         ::write(fd, fence.data(), fence.size()) != static_cast<ssize_t>(fence.size()) ||
         ::fdatasync(fd) != 0) {
@@ -137,7 +137,7 @@ std::string Persistence::Enable() {
     for (const AofFile& f : old.incrs) ::unlink(paths_.Path(f.name).c_str());
   } catch (const std::exception& e) {
     if (fd >= 0) ::close(fd);
-    state_.log->warn("Unable to turn on AOF: {}", e.what());
+    parts_.log.warn("Unable to turn on AOF: {}", e.what());
     return "Unable to turn on AOF. Check server logs.";
   }
   manifest_ = fresh;
@@ -147,7 +147,7 @@ std::string Persistence::Enable() {
   rewrite_in_progress_ = true;  // until Maintain takes the request below
   rewrite_requested_ = true;    // the thread is not running yet: no lock needed
   Open(fd, FileSize(paths_.Path(fresh.incrs.back().name)), o);
-  state_.log->info("AOF turned on (CONFIG SET appendonly yes): writing its base in the background");
+  parts_.log.info("AOF turned on (CONFIG SET appendonly yes): writing its base in the background");
   return {};
 }
 

@@ -4,7 +4,6 @@
 
 #include "catalogue/command_catalogue.h"
 #include "metrics/latency_monitor.h"
-#include "server_state.h"
 
 namespace latch {
 namespace {
@@ -140,10 +139,11 @@ std::string Fixed(double v, const char* format) {
 }
 }  // namespace
 
-void AppendInfoCommandStats(std::string* out, ServerState& st) {
-  if (!st.command_stats || st.catalogue == nullptr) return;
-  ForEachCommand(*st.catalogue, [&](const CommandSpec& spec) {
-    const CommandTotals t = st.command_stats->Totals(spec.stat_id);
+void AppendInfoCommandStats(std::string* out, const CommandStats* stats,
+                            const CommandCatalogue* catalogue) {
+  if (stats == nullptr || catalogue == nullptr) return;
+  ForEachCommand(*catalogue, [&](const CommandSpec& spec) {
+    const CommandTotals t = stats->Totals(spec.stat_id);
     if (t.calls == 0 && t.rejected == 0 && t.failed == 0) return;
     const std::uint64_t usec = t.nanos / 1000;
     const double per_call =
@@ -156,19 +156,19 @@ void AppendInfoCommandStats(std::string* out, ServerState& st) {
   });
 }
 
-void AppendInfoLatencyStats(std::string* out, ServerState& st) {
-  if (!st.command_stats || st.catalogue == nullptr) return;
+void AppendInfoLatencyStats(std::string* out, const CommandStats* stats,
+                            const CommandCatalogue* catalogue) {
+  if (stats == nullptr || catalogue == nullptr) return;
   static constexpr std::pair<const char*, double> kPercentiles[] = {
       {"p50", 50}, {"p99", 99}, {"p99.9", 99.9}};
-  ForEachCommand(*st.catalogue, [&](const CommandSpec& spec) {
-    if (st.command_stats->PercentileUsec(spec.stat_id, 50) < 0) return;
+  ForEachCommand(*catalogue, [&](const CommandSpec& spec) {
+    if (stats->PercentileUsec(spec.stat_id, 50) < 0) return;
     out->append("latency_percentiles_usec_").append(spec.name).append(":");
     bool first = true;
     for (const auto& [label, p] : kPercentiles) {
       if (!first) out->push_back(',');
       first = false;
-      out->append(label).append("=").append(
-          Fixed(st.command_stats->PercentileUsec(spec.stat_id, p), "%.3f"));
+      out->append(label).append("=").append(Fixed(stats->PercentileUsec(spec.stat_id, p), "%.3f"));
     }
     out->append("\r\n");
   });

@@ -26,8 +26,8 @@
 
 namespace latch {
 
-struct ServerState;
 struct CommandSpec;
+class CommandCatalogue;
 class CommandTable;
 struct CommandContext;
 
@@ -116,7 +116,7 @@ class CommandStats {
   }
   const std::uint64_t instance_;  // tells a thread's cached block of another server apart
   std::atomic<std::uint64_t> slow_nanos_{0};  // 0 until set: every command checks them all
-  mutable std::mutex mu_;         // blocks_ membership
+  mutable std::mutex mu_;                     // blocks_ membership
   std::vector<std::unique_ptr<Block>> blocks_;
 };
 
@@ -214,8 +214,11 @@ struct CommandTimer {
 };
 // RecordCall, RecordCommandCall and RecordCommandRejected (commands/command_record.h) use it.
 
-// INFO commandstats / latencystats lines, in the command table's order.
-void AppendInfoCommandStats(std::string* out, ServerState& st);
-void AppendInfoLatencyStats(std::string* out, ServerState& st);
+// INFO commandstats / latencystats lines, in the catalogue's order; nothing when either is
+// null (a server not fully built).
+void AppendInfoCommandStats(std::string* out, const CommandStats* stats,
+                            const CommandCatalogue* catalogue);
+void AppendInfoLatencyStats(std::string* out, const CommandStats* stats,
+                            const CommandCatalogue* catalogue);
 
 }  // namespace latch

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "store/lock_wait_timer.h"
+
 namespace latch {
 
 class Clock;
@@ -31,9 +33,14 @@ class LatencyHistogram {
   std::atomic<std::int64_t> sum_nanos_{0};
 };
 
-class LockTimings {
+class LockTimings final : public store::LockWaitTimer {
  public:
   explicit LockTimings(int shards) : held_(static_cast<std::size_t>(shards)) {}
+
+  void WaitEnded(std::int64_t nanos, bool timed_out) override {
+    wait.Observe(nanos);
+    if (timed_out) wait_timeouts.fetch_add(1, kRelaxed);
+  }
 
   LatencyHistogram wait, handoff, hold;
   const Clock* clock = nullptr;  // the server's (injected) clock: how late an expiry was

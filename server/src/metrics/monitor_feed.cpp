@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "server_state.h"
+#include "client_registry.h"
 
 namespace latch {
 

@@ -79,7 +79,7 @@ void Connection::DeliverPushes() {
 bool Connection::HoldForJournal() {
   const std::uint64_t seq = std::exchange(journal_seq_, 0);
   return journal::HoldUntilDurable(
-      state_, seq, worker_.context(),
+      {state_.persistence.get(), state_.reply_log}, seq, worker_.context(),
       [self = shared_from_this()] {
         if (self->closed_) return;
         self->StartWrite();

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "metrics/metrics_text.h"
+#include "report/metrics_text.h"
 #include "net/listener.h"
 #include "server_state.h"
 

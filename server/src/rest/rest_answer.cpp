@@ -191,7 +191,8 @@ void RestSession::MaybeWrite() {
   if (journal_seq_ != 0) {
     const std::uint64_t seq = std::exchange(journal_seq_, 0);
     writing_ = true;
-    if (journal::HoldUntilDurable(state_, seq, context_, [self = shared_from_this()] {
+    const journal::ReplyHold hold{state_.persistence.get(), state_.reply_log};
+    if (journal::HoldUntilDurable(hold, seq, context_, [self = shared_from_this()] {
           self->writing_ = false;
           self->MaybeWrite();
         })) {

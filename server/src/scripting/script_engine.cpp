@@ -168,7 +168,7 @@ void ScriptEngine::RunJob(Job& job) {
   // The reply waits for the script's records and any appended before them, as it did when
   // the client's thread asked the journal at delivery.
   job.parked->TryComplete([reply = std::move(reply)](protocol::ReplyWriter& w) { w.Raw(reply); },
-                          journal::AppendedSeq(server_));
+                          journal::AppendedSeq({server_.persistence.get(), server_.reply_log}));
 }
 
 void ScriptEngine::RunLua(CommandContext& ctx, const CachedScript& script,

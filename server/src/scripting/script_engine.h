@@ -34,6 +34,7 @@
 #include <string>
 
 #include "commands/context.h"
+#include "commands/script_host.h"
 #include "scripting/lua_engine.h"
 #include "scripting/run_control.h"
 #include "scripting/script_cache.h"
@@ -41,21 +42,21 @@
 
 namespace latch::scripting {
 
-class ScriptEngine {
+class ScriptEngine final : public ScriptHost {
  public:
   explicit ScriptEngine(ServerState& server);
   ~ScriptEngine();
 
   // ctx.args: EVAL script numkeys key... arg... (or the SHA for by_sha).
-  void Eval(CommandContext& ctx, bool by_sha, bool read_only);
-  void ScriptLoad(CommandContext& ctx);
-  void ScriptExists(CommandContext& ctx);
-  void ScriptFlush(CommandContext& ctx);
-  void ScriptKill(CommandContext& ctx);
+  void Eval(CommandContext& ctx, bool by_sha, bool read_only) override;
+  void ScriptLoad(CommandContext& ctx) override;
+  void ScriptExists(CommandContext& ctx) override;
+  void ScriptFlush(CommandContext& ctx) override;
+  void ScriptKill(CommandContext& ctx) override;
   // EXEC of a queue holding a Lua script, by a client that can park (ctx.host), its checks
   // done: parks the client and runs the transaction on the script thread (RunTransaction).
   // Answered EXECABORT ... BUSY instead when a script is busy before it starts.
-  void Exec(CommandContext& ctx);
+  void Exec(CommandContext& ctx) override;
   // Any thread: queues `run` on the script thread, or calls `refuse` (at once, or later from
   // the thread that saw a script go busy while `run` waited) as the script thread refuses
   // work behind a busy script. `refuse` must not run commands (it may be called inside the
@@ -64,7 +65,7 @@ class ScriptEngine {
   // SHUTDOWN NOSAVE and SIGTERM: stops a running script even if it has written, and every
   // script started from now on at its first hook (so a shutdown cannot be outrun by a
   // script that starts just after it).
-  void KillForShutdown() {
+  void KillForShutdown() override {
     shutting_down_.store(true, std::memory_order_relaxed);
     control_.kill_requested.store(true, std::memory_order_relaxed);
   }

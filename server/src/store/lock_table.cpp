@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "metrics/lock_timings.h"
-
 namespace latch::store {
 
 LockTable::LockTable(Shard& shard, const Clock& clock, FencingTokens& tokens, LockStats& stats)
@@ -28,11 +26,13 @@ Object* LockTable::GrantNext(std::string_view key, std::uint64_t hash, Queue& qu
     queue.pop_front();
     stats_.waiters.fetch_sub(1, std::memory_order_relaxed);
     const TimeSnapshot now = clock_.Now();
-    if (stats_.timings) stats_.timings->wait.Observe((now.mono_ms - w.enqueued_ms) * 1'000'000);
-    if (w.deadline_ms != 0 && w.deadline_ms <= now.mono_ms) {
+    const bool past_deadline = w.deadline_ms != 0 && w.deadline_ms <= now.mono_ms;
+    if (stats_.wait_timer) {
+      stats_.wait_timer->WaitEnded((now.mono_ms - w.enqueued_ms) * 1'000'000, past_deadline);
+    }
+    if (past_deadline) {
       // Its deadline passed while the key was held (or the server stalled): the deadline
       // decides, the client has given up. Answer nil and skip it.
-      if (stats_.timings) stats_.timings->wait_timeouts.fetch_add(1, std::memory_order_relaxed);
       if (w.time_out) w.time_out();
       continue;
     }
@@ -95,9 +95,8 @@ std::size_t LockTable::TimeOutWaiters(std::int64_t now_ms) {
     Queue& queue = it.value();
     for (auto w = queue.begin(); w != queue.end();) {
       if (w->deadline_ms != 0 && w->deadline_ms <= now_ms) {
-        if (stats_.timings) {
-          stats_.timings->wait.Observe((now_ms - w->enqueued_ms) * 1'000'000);
-          stats_.timings->wait_timeouts.fetch_add(1, std::memory_order_relaxed);
+        if (stats_.wait_timer) {
+          stats_.wait_timer->WaitEnded((now_ms - w->enqueued_ms) * 1'000'000, true);
         }
         if (w->time_out) w->time_out();
         w = queue.erase(w);
@@ -149,8 +148,7 @@ LockTables::LockTables(KeyspaceSet& dbs, const Clock& clock)
 }
 
 LockTables::LockTables(Keyspace& keyspace, const Clock& clock)
-    : clock_(clock),
-      tables_(static_cast<std::size_t>(keyspace.base() + keyspace.shard_count())) {
+    : clock_(clock), tables_(static_cast<std::size_t>(keyspace.base() + keyspace.shard_count())) {
   Add(keyspace);
 }
 

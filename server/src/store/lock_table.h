@@ -45,10 +45,7 @@
 #include "store/key_events.h"
 #include "store/keyspace.h"
 #include "store/keyspace_set.h"
-
-namespace latch {
-class LockTimings;  // metrics/lock_timings.h
-}  // namespace latch
+#include "store/lock_wait_timer.h"
 
 namespace latch::store {
 
@@ -60,7 +57,7 @@ struct LockStats {
   std::atomic<std::uint64_t> handoffs{0};            // grants to a parked waiter
   std::atomic<std::uint64_t> non_owner_releases{0};  // LOCK.RELEASE by another owner
   std::atomic<std::uint64_t> expired_while_held{0};  // LOCK.ACQUIRE leases that ran out
-  LockTimings* timings = nullptr;  // histograms for /metrics (metrics/lock_timings.h); may be null
+  LockWaitTimer* wait_timer = nullptr;  // times waits for /metrics (lock_wait_timer.h); may be null
 };
 
 // A parked LOCK.ACQUIRE ... WAIT.

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "commands/command_table.h"
-#include "testing/fault_injector.h"
+#include "fault_injector.h"
 
 namespace latch::testing {
 namespace {

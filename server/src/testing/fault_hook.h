@@ -1,5 +1,5 @@
 #pragma once
-// Fault injection's hook into the dispatcher (testing/fault_injector.h): the server registers
+// Fault injection's hook into the dispatcher (fault_injector.h): the server registers
 // InterceptCommand as the table's CommandTable::Interceptor (commands/command_table.h), which
 // the dispatcher calls while ServerState::faults is active.
 //

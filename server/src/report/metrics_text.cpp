@@ -1,11 +1,11 @@
-#include "metrics/metrics_text.h"
+#include "report/metrics_text.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
 
-#include "metrics/redis_exporter_text.h"
-#include "metrics/stats_registry.h"
+#include "report/redis_exporter_text.h"
+#include "report/stats_registry.h"
 #include "server_state.h"
 
 namespace latch {

@@ -1,4 +1,4 @@
-#include "metrics/redis_exporter_text.h"
+#include "report/redis_exporter_text.h"
 
 #include <cstdio>
 #include <string_view>
@@ -8,7 +8,7 @@
 #include "metrics/command_stats.h"
 #include "metrics/keyspace_info.h"
 #include "metrics/lock_timings.h"
-#include "metrics/stats_registry.h"
+#include "report/stats_registry.h"
 #include "server_state.h"
 
 namespace latch {

@@ -1,4 +1,4 @@
-#include "metrics/stats_registry.h"
+#include "report/stats_registry.h"
 
 #include <unistd.h>
 

@@ -1,10 +1,10 @@
-#include "testing/fault_injector.h"
+#include "fault_injector.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "commands/arg_parse.h"
 #include "glob_match.h"
+#include "latch/protocol/case_fold.h"
 
 namespace latch::testing {
 
