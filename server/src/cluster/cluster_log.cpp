@@ -241,22 +241,6 @@ void ClusterLog::RefreshRole() {
   s_.raft_follower.store(!leader, std::memory_order_relaxed);
 }
 
-RoleView ClusterLog::Role() const {
-  const NodeStatus st = node_->Status();
-  RoleView v;
-  v.leader = leader_.load();
-  v.offset = st.applied_index;
-  for (const auto& m : config_.members) {
-    if (m.id == st.leader_id) {
-      v.leader_host = m.client_host;
-      v.leader_port = m.client_port;
-    } else if (v.leader && m.id != config_.id) {
-      v.replicas.push_back({m.client_host, m.client_port});
-    }
-  }
-  return v;
-}
-
 void ClusterLog::Apply(EntryId id, std::string_view payload) {
   if (payload.size() < kNonceBytes) {
     s_.log->warn("Raft entry {} is too short to be latchd's; skipped", id.index);
