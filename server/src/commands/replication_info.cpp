@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cluster/cluster_hooks.h"
 #include "commands/context.h"

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cluster/cluster_hooks.h"
 #include "commands/arg_parse.h"
