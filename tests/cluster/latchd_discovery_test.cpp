@@ -3,6 +3,7 @@
 // -READONLY for writes on a follower, and ROLE, INFO replication and SENTINEL naming the
 // leader on every node, before and after kill -9 of the leader.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <cstddef>
 #include <map>
@@ -294,6 +295,32 @@ TEST(LatchdClusterDiscovery, SentinelNamesTheNewLeaderAfterKillNine) {
   EXPECT_EQ(info.at("connected_slaves"), "1");
   EXPECT_EQ(info.at("slave0").find("port=" + old_port + ","), std::string::npos);
   EXPECT_EQ(Cmd(c.port(leader), {"SET", "k", "v"}), "+OK\r\n");
+}
+
+// A leader that loses its majority with no write in flight stays up, and closes its clients
+// as Sentinel has a demoted master do: they reconnect through discovery (ioredis would
+// otherwise meet -READONLY for good). Before the fix the connection stayed open.
+TEST(LatchdClusterDiscovery, LeaderSteppingDownClosesItsClients) {
+  Cluster c;
+  std::string error;
+  ASSERT_TRUE(c.Start(&error)) << error;
+  const int leader = c.WaitLeader();
+  ASSERT_NE(leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
+  RawConnection conn(c.port(leader), kElection);
+  ASSERT_EQ(conn.Command("PING"), "+PONG\r\n");
+  for (int i = 0; i < Cluster::kNodes; ++i) {
+    if (i != leader) c.Signal(i, SIGSTOP);
+  }
+  std::string trailing;
+  EXPECT_TRUE(conn.WaitClosed(&trailing)) << c.Log(leader);
+  EXPECT_EQ(trailing, "");
+  for (int i = 0; i < Cluster::kNodes; ++i) {
+    if (i != leader) c.Signal(i, SIGCONT);
+  }
+  EXPECT_EQ(Cmd(c.port(leader), {"PING"}), "+PONG\r\n") << c.Log(leader);
+  EXPECT_NE(c.Log(leader).find("closed 1 client(s) on stepping down"), std::string::npos)
+      << c.Log(leader);
+  EXPECT_NE(c.WaitLeader(), -1) << c.Logs();
 }
 
 // A single latchd is no sentinel: SENTINEL is an unknown command, as on a redis-server that

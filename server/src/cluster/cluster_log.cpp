@@ -237,8 +237,23 @@ void ClusterLog::RefreshRole() {
   if (leader_.exchange(leader) != leader) {
     s_.log->info("Raft node {}: {} (term {})", config_.id,
                  leader ? "leader, accepting writes" : "follower, read-only", st.term);
+    if (!leader) CloseClientsOnDemotion();
   }
   s_.raft_follower.store(!leader, std::memory_order_relaxed);
+}
+
+// A leader that steps down alive closes its clients, as Sentinel has a demoted master do
+// (CLIENT KILL TYPE normal and pubsub): they reconnect through discovery to the new leader,
+// instead of meeting -READONLY, which ioredis does not follow (docs/CLUSTER.md).
+void ClusterLog::CloseClientsOnDemotion() {
+  std::size_t closed = 0;
+  s_.clients.ForEach([&](ClientInfo& c) {
+    if (!c.kill) return;  // a REST request's session: nothing to close
+    c.kill();
+    ++closed;
+  });
+  if (closed > 0)
+    s_.log->info("Raft node {}: closed {} client(s) on stepping down", config_.id, closed);
 }
 
 void ClusterLog::Apply(EntryId id, std::string_view payload) {

@@ -89,6 +89,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void RunProposer();
   void Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r);
   void RefreshRole();
+  void CloseClientsOnDemotion();
   bool Recording() const;
 
   ServerState& s_;
