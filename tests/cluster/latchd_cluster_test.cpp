@@ -2,156 +2,20 @@
 // leader is elected, a lock taken on it is on both followers once acknowledged, followers
 // refuse writes, and after kill -9 of the leader the new leader still holds the lock until
 // its TTL ran out. Ports are picked at run time; every wait is a condition with a deadline.
+#include "cluster/latchd_cluster.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <memory>
-#include <set>
 #include <string>
 #include <vector>
-
-#include "support/eventually.h"
-#include "support/free_port.h"
-#include "support/raw_connection.h"
-#include "support/server_process.h"
 
 namespace latch::test {
 namespace {
 
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
-
-// Elections take one to two election timeouts (1 s by default), a split vote one more.
-constexpr milliseconds kElection{15000};
-
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
-
-std::string Cmd(int port, const std::vector<std::string>& args) {
-  RawConnection conn(port, milliseconds(5000));
-  return conn.CommandArgs(args);
-}
-
-// The integer of a ":n\r\n" reply; INT64_MIN for anything else.
-std::int64_t IntegerOf(const std::string& reply) {
-  if (reply.size() < 4 || reply[0] != ':') return INT64_MIN;
-  return std::stoll(reply.substr(1));
-}
-
-class Cluster {
- public:
-  static constexpr int kNodes = 3;
-
-  Cluster() {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("latch-cluster-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    std::filesystem::remove_all(dir_);
-    std::set<int> used;
-    auto pick = [&] {
-      for (int i = 0; i < 100; ++i) {
-        const int p = FreePort();
-        if (p != 0 && used.insert(p).second) return p;
-      }
-      return 0;
-    };
-    for (int i = 0; i < kNodes; ++i) {
-      raft_ports_.push_back(pick());
-      client_ports_.push_back(pick());
-    }
-    for (int i = 0; i < kNodes; ++i) {
-      if (!peers_.empty()) peers_ += ' ';
-      peers_ += std::to_string(i + 1) + "=127.0.0.1:" + std::to_string(raft_ports_[i]) + ":" +
-                std::to_string(client_ports_[i]);
-    }
-    nodes_.resize(kNodes);
-  }
-  ~Cluster() {
-    nodes_.clear();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  // Starts every node; false (with the reason in *error) when one does not serve.
-  bool Start(std::string* error) {
-    for (int i = 0; i < kNodes; ++i) {
-      const std::string raft_dir = (dir_ / ("node" + std::to_string(i + 1))).string();
-      std::filesystem::create_directories(raft_dir);
-      nodes_[i] = std::make_unique<ServerProcess>(
-          "latchd node " + std::to_string(i + 1),
-          std::vector<std::string>{LATCHD_PATH, "--port", std::to_string(client_ports_[i]),
-                                   "--bind", "127.0.0.1", "--raft-id", std::to_string(i + 1),
-                                   "--raft-peers", peers_, "--raft-dir", raft_dir},
-          client_ports_[i]);
-      if (!nodes_[i]->ok()) {
-        *error = nodes_[i]->error();
-        return false;
-      }
-    }
-    return true;
-  }
-
-  int port(int i) const { return client_ports_[i]; }
-  bool alive(int i) const { return nodes_[i] != nullptr; }
-  void Kill9(int i) {
-    ::kill(nodes_[i]->pid(), SIGKILL);
-    nodes_[i].reset();  // reaps it
-  }
-
-  void Signal(int i, int signal) { ::kill(nodes_[i]->pid(), signal); }
-  // Waits (bounded) for node i to exit by itself; its wait status, or -1 if it had to be killed.
-  int WaitExit(int i) {
-    const int status = nodes_[i]->WaitExit();
-    nodes_[i].reset();
-    return status;
-  }
-  std::string Log(int i) const { return nodes_[i] ? nodes_[i]->Log() : ""; }
-
-  // The node that answers ROLE as a master while every other live node answers as a replica
-  // of it ("connected"): -1 when there is none (yet).
-  int Leader() const {
-    int leader = -1;
-    for (int i = 0; i < kNodes; ++i) {
-      if (!alive(i)) continue;
-      if (Cmd(port(i), {"ROLE"}).starts_with("*3\r\n$6\r\nmaster\r\n")) {
-        if (leader != -1) return -1;
-        leader = i;
-      }
-    }
-    if (leader == -1) return -1;
-    const std::string follower_role = "*5\r\n$5\r\nslave\r\n" + Bulk("127.0.0.1") + ":" +
-                                      std::to_string(port(leader)) + "\r\n" + Bulk("connected");
-    for (int i = 0; i < kNodes; ++i) {
-      if (i == leader || !alive(i)) continue;
-      if (!Cmd(port(i), {"ROLE"}).starts_with(follower_role)) return -1;
-    }
-    return leader;
-  }
-
-  int WaitLeader() const {
-    int leader = -1;
-    Eventually([&] { return (leader = Leader()) != -1; }, kElection);
-    return leader;
-  }
-
-  std::string Logs() const {
-    std::string all;
-    for (int i = 0; i < kNodes; ++i) {
-      if (alive(i)) all += "--- node " + std::to_string(i + 1) + "\n" + nodes_[i]->Log();
-    }
-    return all;
-  }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path dir_;
-  std::vector<int> raft_ports_, client_ports_;
-  std::string peers_;
-  std::vector<std::unique_ptr<ServerProcess>> nodes_;
-};
 
 TEST(LatchdCluster, ElectsALeaderAndReplicatesALockToBothFollowers) {
   Cluster c;

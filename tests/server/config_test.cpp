@@ -489,6 +489,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"raft-dir", "/var/lib/latchd/raft"},
       {"raft-election-timeout", "600"},
       {"raft-heartbeat-interval", "50"},
+      {"raft-sentinel-name", "locks"},
       {"enable-test-commands", "yes"},
       {"clock", "manual"},
       {"unixsocket", "/run/latch/latchd.sock"},
@@ -543,10 +544,10 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // enable-debug-command, enable-protected-configs, lua-time-limit, busy-reply-threshold,
   // aof-load-truncated, aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
-  // latency-monitor-threshold, raft-election-timeout, raft-heartbeat-interval, and 12 tls-*
-  // directives
+  // latency-monitor-threshold, raft-election-timeout, raft-heartbeat-interval,
+  // raft-sentinel-name, and 12 tls-* directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 18u + 12u + kThresholds);
+  EXPECT_EQ(ConfigGet(o, args).size(), 19u + 12u + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than, and 7
   // tls-* directives

@@ -139,6 +139,8 @@ struct Options {
   std::string raft_dir;
   std::int64_t raft_election_timeout = 1000;   // ms
   std::int64_t raft_heartbeat_interval = 100;  // ms
+  // The master name a cluster node answers SENTINEL for (cluster discovery, docs/CLUSTER.md).
+  std::string raft_sentinel_name = "latch";
 
   // Test mode (docs/TESTING.md): the TEST.* commands (clock, faults, reset) and per-command
   // counts. latchd refuses to start with it unless every bind address is loopback.

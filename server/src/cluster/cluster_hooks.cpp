@@ -1,7 +1,9 @@
 #include "cluster/cluster_hooks.h"
 
+#include <chrono>
 #include <stdexcept>
 
+#include "cluster/cluster_discovery.h"
 #include "cluster/cluster_log.h"
 #include "cluster/raft_config.h"
 #include "server_state.h"
@@ -27,10 +29,19 @@ void StopNode(ServerState& s) {
   s.cluster.reset();
 }
 
-bool Role(const ServerState& s, RoleView* out) {
+bool View(const ServerState& s, ClusterView* out) {
   if (!s.cluster) return false;
-  *out = s.cluster->Role();
+  const ClusterLog& log = *s.cluster;
+  *out = BuildClusterView(log.config(), log.Status(), log.Peers(), log.serving(),
+                          std::chrono::steady_clock::now());
   return true;
+}
+
+bool LeaderKnown(const ServerState& s) {
+  if (!s.cluster) return true;
+  const NodeStatus st = s.cluster->Status();
+  if (st.leader_id == 0) return false;
+  return st.leader_id != s.cluster->config().id || s.cluster->serving();
 }
 
 }  // namespace latch::cluster

@@ -16,7 +16,12 @@ namespace latch::cluster {
 void StartNode(ServerState& s);
 // After the workers stopped and before their io_contexts go: held replies end as lost.
 void StopNode(ServerState& s);
-// ROLE's facts; false on a single node.
-bool Role(const ServerState& s, RoleView* out);
+// What clients are told about the cluster (ROLE, INFO replication, SENTINEL:
+// cluster_discovery.h); false on a single node.
+bool View(const ServerState& s, ClusterView* out);
+// Whether a cluster node knows a leader to send writes to: another node it hears from, or
+// itself while it serves. While it knows none, commands that touch data get -TRYAGAIN
+// (commands/command_table.cpp). True on a single node.
+bool LeaderKnown(const ServerState& s);
 
 }  // namespace latch::cluster

@@ -13,6 +13,7 @@ void StartNode(ServerState& s) {
   }
 }
 void StopNode(ServerState&) {}
-bool Role(const ServerState&, RoleView*) { return false; }
+bool View(const ServerState&, ClusterView*) { return false; }
+bool LeaderKnown(const ServerState&) { return true; }
 
 }  // namespace latch::cluster

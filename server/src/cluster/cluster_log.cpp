@@ -237,24 +237,23 @@ void ClusterLog::RefreshRole() {
   if (leader_.exchange(leader) != leader) {
     s_.log->info("Raft node {}: {} (term {})", config_.id,
                  leader ? "leader, accepting writes" : "follower, read-only", st.term);
+    if (!leader) CloseClientsOnDemotion();
   }
   s_.raft_follower.store(!leader, std::memory_order_relaxed);
 }
 
-RoleView ClusterLog::Role() const {
-  const NodeStatus st = node_->Status();
-  RoleView v;
-  v.leader = leader_.load();
-  v.offset = st.applied_index;
-  for (const auto& m : config_.members) {
-    if (m.id == st.leader_id) {
-      v.leader_host = m.client_host;
-      v.leader_port = m.client_port;
-    } else if (v.leader && m.id != config_.id) {
-      v.replicas.push_back({m.client_host, m.client_port});
-    }
-  }
-  return v;
+// A leader that steps down alive closes its clients, as Sentinel has a demoted master do
+// (CLIENT KILL TYPE normal and pubsub): they reconnect through discovery to the new leader,
+// instead of meeting -READONLY, which ioredis does not follow (docs/CLUSTER.md).
+void ClusterLog::CloseClientsOnDemotion() {
+  std::size_t closed = 0;
+  s_.clients.ForEach([&](ClientInfo& c) {
+    if (!c.kill) return;  // a REST request's session: nothing to close
+    c.kill();
+    ++closed;
+  });
+  if (closed > 0)
+    s_.log->info("Raft node {}: closed {} client(s) on stepping down", config_.id, closed);
 }
 
 void ClusterLog::Apply(EntryId id, std::string_view payload) {

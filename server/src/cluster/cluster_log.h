@@ -61,7 +61,12 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::uint64_t appended() const override;
   bool WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,
                      boost::asio::io_context& on) override;
-  RoleView Role() const;
+  // What clients are told about the cluster (cluster_discovery.h): the configuration, the
+  // node's state, the leader's followers, and whether this node serves as the leader.
+  const RaftConfig& config() const { return config_; }
+  NodeStatus Status() const { return node_->Status(); }
+  std::vector<PeerProgress> Peers() const { return node_->Peers(); }
+  bool serving() const { return leader_.load(); }
 
   // store::KeyEvents, under the shard lock.
   void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
@@ -84,6 +89,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void RunProposer();
   void Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r);
   void RefreshRole();
+  void CloseClientsOnDemotion();
   bool Recording() const;
 
   ServerState& s_;

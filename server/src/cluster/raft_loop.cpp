@@ -162,6 +162,7 @@ void RaftNode::Loop::Run() {
   std::lock_guard lock(mu);
   status = NodeStatus{};
   lease_until = {};
+  peers.clear();
 }
 
 void RaftNode::Loop::Drain() {
@@ -284,6 +285,30 @@ void RaftNode::Loop::Publish() {
   status.last_index = raft_last_index(&raft);
   status.snapshot_index = raft.log.snapshot.last_index;
   lease_until = lease;
+  PublishPeers(state);
+}
+
+// Under mu. libraft clears recent_recv once per election timeout (its contact-quorum check),
+// so the time a follower was last heard from is sampled here, after every loop iteration.
+void RaftNode::Loop::PublishPeers(int state) {
+  if (state != RAFT_LEADER || raft.leader_state.progress == nullptr) {
+    peers.clear();
+    return;
+  }
+  const Clock::time_point now = Clock::now();
+  std::size_t n = 0;
+  for (unsigned i = 0; i < raft.configuration.n; ++i) {
+    const raft_server& server = raft.configuration.servers[i];
+    if (server.id == raft.id) continue;
+    const raft_progress& progress = raft.leader_state.progress[i];
+    if (n == peers.size() || peers[n].id != server.id) {
+      peers.insert(peers.begin() + static_cast<std::ptrdiff_t>(n), PeerProgress{server.id});
+    }
+    peers[n].match_index = progress.match_index;
+    if (progress.recent_recv) peers[n].last_heard = now;
+    ++n;
+  }
+  peers.resize(n);
 }
 
 int RaftNode::Loop::FsmApply(raft_fsm* f, const raft_buffer* buf, void** result) {

@@ -16,6 +16,7 @@ extern "C" {
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "cluster/raft_node.h"
 
@@ -58,6 +59,7 @@ struct RaftNode::Loop {
   void Committed(raft_term term, Clock::time_point start);
   void AfterIteration();
   void Publish();
+  void PublishPeers(int state);
 
   static int FsmApply(raft_fsm* fsm, const raft_buffer* buf, void** result);
   static int FsmSnapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs);
@@ -76,11 +78,12 @@ struct RaftNode::Loop {
   struct raft raft {};
   std::thread thread;
 
-  std::mutex mu;  // guards the four fields below, shared with other threads
+  std::mutex mu;  // guards the five fields below, shared with other threads
   std::deque<Queued> queue;
   bool stop_requested = false;
   NodeStatus status;
   Clock::time_point lease_until{};
+  std::vector<PeerProgress> peers;  // the leader's followers (PublishPeers)
 
   // Loop thread only.
   bool closing = false;

@@ -63,6 +63,11 @@ std::chrono::steady_clock::time_point RaftNode::LeaseUntil() const {
   return loop_->lease_until;
 }
 
+std::vector<PeerProgress> RaftNode::Peers() const {
+  std::lock_guard lock(loop_->mu);
+  return loop_->peers;
+}
+
 void RaftNode::Stop() {
   if (!loop_->thread.joinable()) return;
   {

@@ -99,6 +99,15 @@ struct NodeStatus {
   std::uint64_t snapshot_index = 0;  // last entry of the last snapshot taken or installed
 };
 
+// What the leader knows of one follower (RaftNode::Peers; INFO replication, SENTINEL).
+struct PeerProgress {
+  std::uint64_t id = 0;
+  std::uint64_t match_index = 0;  // the last entry it reported holding
+  // When the leader last had a message from it (libraft's recent_recv, sampled after every
+  // loop iteration); the epoch when never in this term.
+  std::chrono::steady_clock::time_point last_heard{};
+};
+
 class RaftNode {
  public:
   using Done = std::function<void(const ProposeResult&)>;
@@ -128,6 +137,9 @@ class RaftNode {
   // committed round trip; docs/CLUSTER.md argues the bound). A time point in the past when
   // it holds none.
   std::chrono::steady_clock::time_point LeaseUntil() const;
+  // The leader's followers (voters and others), in configuration order; empty when this node
+  // is not the leader. Any thread.
+  std::vector<PeerProgress> Peers() const;
 
   // Closes libraft (pending proposals end with kLeadershipLost or kShutdown), its sockets
   // and files, and joins the thread. Idempotent.

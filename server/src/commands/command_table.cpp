@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cluster/cluster_hooks.h"
 #include "commands/acl_gate.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
@@ -15,6 +16,7 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
+#include "commands/unknown_command.h"
 #include "journal/server_hooks.h"
 #include "latch/protocol/error_arg.h"
 
@@ -28,6 +30,7 @@ void RegisterBitCommands(CommandTable& t);           // bit_commands.cpp: SETBIT
 void RegisterLcsCommand(CommandTable& t);            // lcs_command.cpp
 // BGREWRITEAOF (persistence_commands.cpp), registered where journal/ registered it before.
 void RegisterPersistenceCommands(CommandTable& t);
+void RegisterSentinelCommands(CommandTable& t);  // sentinel_commands.cpp: cluster discovery
 
 namespace {
 
@@ -36,7 +39,8 @@ bool ArityOk(int arity, std::size_t argc) {
   return argc >= static_cast<std::size_t>(-arity);
 }
 
-// Redis quotes each argument up to a total of 128 characters.
+}  // namespace
+
 std::string UnknownCommandError(std::span<const std::string_view> args) {
   std::string msg = "ERR unknown command '";
   msg.append(protocol::ErrorArg(args[0]).substr(0, 128));
@@ -51,8 +55,6 @@ std::string UnknownCommandError(std::span<const std::string_view> args) {
   msg.append(list);
   return msg;
 }
-
-}  // namespace
 
 CommandTable::CommandTable() {
   RegisterConnectionCommands(*this);
@@ -84,6 +86,7 @@ CommandTable::CommandTable() {
   RegisterObjectCommands(*this);
   RegisterLatencyCommands(*this);
   RegisterMonitorCommand(*this);
+  RegisterSentinelCommands(*this);
 }
 
 namespace {
@@ -107,13 +110,17 @@ bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
 // (journal/journal.h), a client's writes are refused, and so are its PING and an EXEC whose
 // queue writes; a script's writes too (its redis.call() comes through here). EXEC's own
 // commands were checked with the EXEC. Nothing is refused while no journal is open.
-bool ExecQueuesWrite(const CommandSpec& spec, const CommandContext& ctx) {
+// An EXEC whose queue holds a command with one of `flags`.
+bool ExecQueues(const CommandSpec& spec, const CommandContext& ctx, std::uint32_t flags) {
   if (spec.name != "exec" || !ctx.session.in_multi) return false;
   const CommandTable& table = *ctx.server.commands;
   return std::any_of(ctx.session.queued.begin(), ctx.session.queued.end(), [&](const auto& cmd) {
     const CommandSpec* queued = table.FindCommand(cmd);
-    return queued != nullptr && (queued->flags & kCmdWrite);
+    return queued != nullptr && (queued->flags & flags);
   });
+}
+bool ExecQueuesWrite(const CommandSpec& spec, const CommandContext& ctx) {
+  return ExecQueues(spec, ctx, kCmdWrite);
 }
 
 bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
@@ -132,6 +139,16 @@ constexpr std::string_view kReadOnlyReplica =
 bool RefusedOnFollower(const CommandSpec& spec, const CommandContext& ctx) {
   if (ctx.origin == CommandOrigin::kExec) return false;
   return (spec.flags & kCmdWrite) || ExecQueuesWrite(spec, ctx);
+}
+
+// While a cluster node knows no leader (an election, a partition), what touches data (a write
+// or a read: this node's keyspace may be behind) gets the error that Redis clients retry
+// (docs/CLUSTER.md, "No leader"); connection, server and Sentinel commands answer as usual.
+constexpr std::string_view kNoLeader = "TRYAGAIN no Raft leader is known, retry later";
+bool NeedsLeader(const CommandSpec& spec, const CommandContext& ctx) {
+  if (ctx.origin == CommandOrigin::kExec) return false;
+  constexpr std::uint32_t kData = kCmdWrite | kCmdReadonly;
+  return (spec.flags & kData) || ExecQueues(spec, ctx, kData);
 }
 
 std::string DiskErrorReply(int err) {
@@ -287,8 +304,11 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
       err != 0 && RefusedForDiskError(*spec, ctx)) {
     return Refuse(*spec, ctx, DiskErrorReply(err));
   }
-  if (ctx.server.raft_follower.load(std::memory_order_relaxed) && RefusedOnFollower(*spec, ctx)) {
-    return Refuse(*spec, ctx, kReadOnlyReplica);
+  if (ctx.server.raft_follower.load(std::memory_order_relaxed)) {
+    if (NeedsLeader(*spec, ctx) && !cluster::LeaderKnown(ctx.server)) {
+      return Refuse(*spec, ctx, kNoLeader);
+    }
+    if (RefusedOnFollower(*spec, ctx)) return Refuse(*spec, ctx, kReadOnlyReplica);
   }
   if (ctx.session.subscriptions != 0 && ctx.session.proto == 2 &&
       !(spec->flags & kCmdSubscriberContext) && ctx.origin == CommandOrigin::kClient) {

@@ -7,8 +7,9 @@
 //   loop, no hash, no probe);
 // - Ordinary(): true when none of Dispatch's refusals or diversions can apply (no MULTI, no
 //   AUTH pending, no RESP2 subscriber, an allow-all ACL user; not loading, no maxmemory, no
-//   busy script, no CLIENT PAUSE, no fault injection, no journal write error). Then every check
-//   Dispatch makes would pass, and it skips them; otherwise it runs them all, in Redis's order.
+//   busy script, no CLIENT PAUSE, no fault injection, no journal write error, not a Raft
+//   follower). Then every check Dispatch makes would pass, and it skips them; otherwise it
+//   runs them all, in Redis's order.
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -107,8 +108,10 @@ inline bool Ordinary(const CommandSpec& spec, const CommandContext& ctx) {
                                              : ctx.argc() >= static_cast<std::size_t>(-spec.arity));
   const bool ordinary_session =
       s.authenticated && !s.in_multi && s.subscriptions == 0 && acl::AllowsAll(ctx);
-  // Bitwise ORs: six loads and one branch.
+  // Bitwise ORs: seven loads and one branch. A Raft follower refuses writes (and, knowing no
+  // leader, reads) in Dispatch's checks.
   const bool unusual_server = st.loading.load(std::memory_order_relaxed) |
+                              st.raft_follower.load(std::memory_order_relaxed) |
                               st.script_busy.load(std::memory_order_relaxed) | st.faults.active() |
                               (st.client_pause_type.load(std::memory_order_relaxed) != 0) |
                               (st.maxmemory.load(std::memory_order_relaxed) > 0) |

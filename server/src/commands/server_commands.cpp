@@ -9,7 +9,6 @@
 #include <string>
 
 #include "acl/acl_file.h"
-#include "cluster/cluster_hooks.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"
 #include "commands/clock_advance.h"
@@ -18,6 +17,7 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/peer_address.h"
+#include "commands/replication_info.h"
 #include "commands/script_host.h"
 #include "config/config_get_set.h"
 #include "config/log_setup.h"
@@ -102,7 +102,9 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
     s.append("\r\n");
   }
   if (wants("replication", true)) {
-    s.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n\r\n");
+    s.append("# Replication\r\n");
+    AppendReplicationInfo(st, &s);  // commands/replication_info.cpp
+    s.append("\r\n");
   }
   if (wants("commandstats", false)) {
     s.append("# Commandstats\r\n");
@@ -145,33 +147,6 @@ void TimeCommand(CommandContext& ctx) {
   ctx.out.ArrayHeader(2);
   ctx.out.Bulk(std::to_string(ctx.now.wall_us / 1'000'000));
   ctx.out.Bulk(std::to_string(ctx.now.wall_us % 1'000'000));
-}
-
-// ROLE: a single latchd is a master with offset 0 and no replicas (what a stand-alone Redis
-// answers; Sentinel-aware clients ask it). A cluster node answers as a Redis master or replica
-// would (docs/CLUSTER.md): the leader lists its followers, a follower names the leader
-// ("connected"; "connect" while none is known). Offsets are Raft's applied index.
-void RoleCommand(CommandContext& ctx) {
-  cluster::RoleView role;
-  if (!cluster::Role(ctx.server, &role) || role.leader) {
-    ctx.out.ArrayHeader(3);
-    ctx.out.Bulk("master");
-    ctx.out.Integer(static_cast<std::int64_t>(role.offset));
-    ctx.out.ArrayHeader(role.replicas.size());
-    for (const auto& r : role.replicas) {
-      ctx.out.ArrayHeader(3);
-      ctx.out.Bulk(r.host);
-      ctx.out.Bulk(std::to_string(r.port));
-      ctx.out.Bulk(std::to_string(role.offset));
-    }
-    return;
-  }
-  ctx.out.ArrayHeader(5);
-  ctx.out.Bulk("slave");
-  ctx.out.Bulk(role.leader_host.empty() ? "?" : role.leader_host);
-  ctx.out.Integer(role.leader_port);
-  ctx.out.Bulk(role.leader_host.empty() ? "connect" : "connected");
-  ctx.out.Integer(static_cast<std::int64_t>(role.offset));
 }
 
 // LASTSAVE: Redis counts the data as saved when the server starts and moves the time with

@@ -120,6 +120,16 @@ SetResult SetRaftPeers(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
+// raft-sentinel-name: the name clients give Sentinel (master_for('latch')); an empty one or
+// one with spaces could not be asked for.
+SetResult SetSentinelName(Options& o, std::string_view value) {
+  if (value.empty() || value.find_first_of(" \t\r\n") != std::string_view::npos) {
+    return std::string("raft-sentinel-name must be one word");
+  }
+  o.raft_sentinel_name = std::string(value);
+  return std::nullopt;
+}
+
 // rest-bind: bind's syntax; empty means "the addresses of bind".
 SetResult SetRestBind(Options& o, std::string_view value) {
   Options parsed;
@@ -461,6 +471,8 @@ constexpr std::array kDirectives = {
                     SetInteger<&Options::raft_election_timeout, 10, 3600000>, false},
     ConfigDirective{"raft-heartbeat-interval", GetNumber<&Options::raft_heartbeat_interval>,
                     SetInteger<&Options::raft_heartbeat_interval, 1, 3600000>, false},
+    ConfigDirective{"raft-sentinel-name", GetString<&Options::raft_sentinel_name>, SetSentinelName,
+                    false},
 };
 
 }  // namespace

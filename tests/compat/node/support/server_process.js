@@ -190,4 +190,6 @@ class ServerProcess {
   }
 }
 
-module.exports = { ServerProcess, freePort, serverKind, waitUntil };
+module.exports = {
+  ServerProcess, answersPing, freePort, serverKind, spawnTiedToParent, waitUntil,
+};

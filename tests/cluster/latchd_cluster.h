@@ -1,0 +1,161 @@
+#pragma once
+// Three latchd processes on loopback as one Raft cluster (raft-peers; docs/CLUSTER.md), for
+// the process tests of tests/cluster/. Ports are picked at run time; the Raft directories live
+// under a temporary directory removed at the end; every wait is a condition with a deadline.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/eventually.h"
+#include "support/free_port.h"
+#include "support/raw_connection.h"
+#include "support/server_process.h"
+
+namespace latch::test {
+
+// Elections take one to two election timeouts (1 s by default), a split vote one more.
+inline constexpr std::chrono::milliseconds kElection{15000};
+
+inline std::string Bulk(const std::string& s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+}
+
+// One command on a fresh connection; the raw reply, or "<no reply: ...>".
+inline std::string Cmd(int port, const std::vector<std::string>& args) {
+  RawConnection conn(port, std::chrono::milliseconds(5000));
+  return conn.CommandArgs(args);
+}
+
+// The integer of a ":n\r\n" reply; INT64_MIN for anything else.
+inline std::int64_t IntegerOf(const std::string& reply) {
+  if (reply.size() < 4 || reply[0] != ':') return INT64_MIN;
+  return std::stoll(reply.substr(1));
+}
+
+class Cluster {
+ public:
+  static constexpr int kNodes = 3;
+
+  // `extra_args`: more directives for every node, e.g. {"--raft-sentinel-name", "locks"}.
+  explicit Cluster(std::vector<std::string> extra_args = {}) : extra_args_(std::move(extra_args)) {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("latch-cluster-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    std::filesystem::remove_all(dir_);
+    std::set<int> used;
+    auto pick = [&] {
+      for (int i = 0; i < 100; ++i) {
+        const int p = FreePort();
+        if (p != 0 && used.insert(p).second) return p;
+      }
+      return 0;
+    };
+    for (int i = 0; i < kNodes; ++i) {
+      raft_ports_.push_back(pick());
+      client_ports_.push_back(pick());
+    }
+    for (int i = 0; i < kNodes; ++i) {
+      if (!peers_.empty()) peers_ += ' ';
+      peers_ += std::to_string(i + 1) + "=127.0.0.1:" + std::to_string(raft_ports_[i]) + ":" +
+                std::to_string(client_ports_[i]);
+    }
+    nodes_.resize(kNodes);
+  }
+  ~Cluster() {
+    nodes_.clear();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Starts every node; false (with the reason in *error) when one does not serve.
+  bool Start(std::string* error) {
+    for (int i = 0; i < kNodes; ++i) {
+      if (!StartNode(i, error)) return false;
+    }
+    return true;
+  }
+  // Starts node i (again, after a kill: on its Raft directory as it was left).
+  bool StartNode(int i, std::string* error) {
+    const std::string raft_dir = (dir_ / ("node" + std::to_string(i + 1))).string();
+    std::filesystem::create_directories(raft_dir);
+    std::vector<std::string> argv{LATCHD_PATH, "--port", std::to_string(client_ports_[i]), "--bind",
+                                  "127.0.0.1"};
+    argv.insert(argv.end(), {"--raft-id", std::to_string(i + 1), "--raft-peers", peers_,
+                             "--raft-dir", raft_dir});
+    argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+    nodes_[i] = std::make_unique<ServerProcess>("latchd node " + std::to_string(i + 1),
+                                                std::move(argv), client_ports_[i]);
+    if (!nodes_[i]->ok()) {
+      *error = nodes_[i]->error();
+      return false;
+    }
+    return true;
+  }
+
+  int port(int i) const { return client_ports_[i]; }
+  bool alive(int i) const { return nodes_[i] != nullptr; }
+  void Kill9(int i) {
+    ::kill(nodes_[i]->pid(), SIGKILL);
+    nodes_[i].reset();  // reaps it
+  }
+
+  void Signal(int i, int signal) { ::kill(nodes_[i]->pid(), signal); }
+  // Waits (bounded) for node i to exit by itself; its wait status, or -1 if it had to be killed.
+  int WaitExit(int i) {
+    const int status = nodes_[i]->WaitExit();
+    nodes_[i].reset();
+    return status;
+  }
+  std::string Log(int i) const { return nodes_[i] ? nodes_[i]->Log() : ""; }
+
+  // The node that answers ROLE as a master while every other live node answers as a replica
+  // of it ("connected"): -1 when there is none (yet).
+  int Leader() const {
+    int leader = -1;
+    for (int i = 0; i < kNodes; ++i) {
+      if (!alive(i)) continue;
+      if (Cmd(port(i), {"ROLE"}).starts_with("*3\r\n$6\r\nmaster\r\n")) {
+        if (leader != -1) return -1;
+        leader = i;
+      }
+    }
+    if (leader == -1) return -1;
+    const std::string follower_role = "*5\r\n$5\r\nslave\r\n" + Bulk("127.0.0.1") + ":" +
+                                      std::to_string(port(leader)) + "\r\n" + Bulk("connected");
+    for (int i = 0; i < kNodes; ++i) {
+      if (i == leader || !alive(i)) continue;
+      if (!Cmd(port(i), {"ROLE"}).starts_with(follower_role)) return -1;
+    }
+    return leader;
+  }
+
+  int WaitLeader() const {
+    int leader = -1;
+    Eventually([&] { return (leader = Leader()) != -1; }, kElection);
+    return leader;
+  }
+
+  std::string Logs() const {
+    std::string all;
+    for (int i = 0; i < kNodes; ++i) {
+      if (alive(i)) all += "--- node " + std::to_string(i + 1) + "\n" + nodes_[i]->Log();
+    }
+    return all;
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::vector<std::string> extra_args_;
+  std::filesystem::path dir_;
+  std::vector<int> raft_ports_, client_ports_;
+  std::string peers_;
+  std::vector<std::unique_ptr<ServerProcess>> nodes_;
+};
+
+}  // namespace latch::test
