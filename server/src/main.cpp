@@ -238,7 +238,11 @@ int main(int argc, char** argv) {
   server.wait();
   supervisor.Stopping();
   server.stop();
-  spdlog::warn("latchd is now ready to exit, bye bye...");
+  if (server.failed()) {
+    spdlog::critical("latchd stopped on a fault (logged above): exiting with status 1");
+  } else {
+    spdlog::warn("latchd is now ready to exit, bye bye...");
+  }
   spdlog::shutdown();
-  return 0;
+  return server.failed() ? 1 : 0;
 }

@@ -27,6 +27,8 @@ void StopNode(ServerState& s) {
   s.cluster.reset();
 }
 
+bool Failed(const ServerState& s) { return s.cluster && s.cluster->failed(); }
+
 bool Role(const ServerState& s, RoleView* out) {
   if (!s.cluster) return false;
   *out = s.cluster->Role();

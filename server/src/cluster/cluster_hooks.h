@@ -16,6 +16,9 @@ namespace latch::cluster {
 void StartNode(ServerState& s);
 // After the workers stopped and before their io_contexts go: held replies end as lost.
 void StopNode(ServerState& s);
+// True when the node stopped itself on a fault (before StopNode): its process must exit
+// with a failure status. False on a single node.
+bool Failed(const ServerState& s);
 // ROLE's facts; false on a single node.
 bool Role(const ServerState& s, RoleView* out);
 

@@ -13,6 +13,7 @@ void StartNode(ServerState& s) {
   }
 }
 void StopNode(ServerState&) {}
+bool Failed(const ServerState&) { return false; }
 bool Role(const ServerState&, RoleView*) { return false; }
 
 }  // namespace latch::cluster

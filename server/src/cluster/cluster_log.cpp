@@ -72,7 +72,8 @@ ClusterLog::ClusterLog(ServerState& s, RaftConfig config)
   if (ec) {
     throw std::runtime_error("Can't create raft-dir '" + config_.dir + "': " + ec.message());
   }
-  s_.raft_follower.store(true);  // until this node is a leader that may serve
+  s_.raft_follower.store(true);       // until this node is a leader that may serve
+  s_.locks.tokens().UseTermFloor(0);  // tokens from the term, never the wall clock
   node_ = std::make_unique<RaftNode>(std::move(o), *this);
   proposer_ = std::thread([this] { RunProposer(); });
 }
@@ -158,9 +159,13 @@ void ClusterLog::OnCleared(store::Shard& shard) {
 void ClusterLog::RunProposer() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || !buf_.empty(); });
+    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || !buf_.empty() || marker_; });
     if (stopping_) break;
-    if (!buf_.empty()) {
+    if (!buf_.empty() || marker_) {
+      // An entry of markers only is a barrier: its commit in this term proves that no other
+      // leader existed when the reads behind it ran. Losing it changes no keyspace.
+      const bool effects = !buf_.empty();
+      marker_ = false;
       std::string payload;
       payload.reserve(kNonceBytes + buf_.size());
       PutU64(&payload, nonce_);
@@ -171,8 +176,9 @@ void ClusterLog::RunProposer() {
       proposed_ = appended_;
       const std::uint64_t upto = proposed_;
       lock.unlock();
-      node_->Propose(std::move(payload),
-                     [this, from, upto](const ProposeResult& r) { Proposed(from, upto, r); });
+      node_->Propose(std::move(payload), [this, from, upto, effects](const ProposeResult& r) {
+        Proposed(from, upto, effects, r);
+      });
       lock.lock();
     }
     lock.unlock();
@@ -183,9 +189,10 @@ void ClusterLog::RunProposer() {
 
 // On the Raft thread: entries commit in log order, so a committed entry settles every record
 // before it (earlier entries were committed or reported lost first).
-void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r) {
+void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, bool effects,
+                          const ProposeResult& r) {
   const bool ok = r.status == ProposeStatus::kOk;
-  if (!ok && r.status != ProposeStatus::kShutdown && !dirty_.exchange(true)) {
+  if (!ok && effects && r.status != ProposeStatus::kShutdown && !dirty_.exchange(true)) {
     // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
     // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as
     // a follower's reads, or as a leader that would grant a key the cluster still holds); a
@@ -195,6 +202,7 @@ void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, const ProposeR
         "keyspace may hold them, so it stops. Restart it: it rebuilds its keyspace from the log",
         from + 1, upto, r.error);
     s_.raft_follower.store(true);
+    failed_ = true;
     if (s_.request_shutdown) s_.request_shutdown();
   }
   std::lock_guard lock(mu_);
@@ -231,14 +239,33 @@ bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done
   return true;
 }
 
+void ClusterLog::FenceRead() {
+  // Checked after the command ran: no other leader can be elected before the lease ends
+  // (docs/CLUSTER.md), so none existed while it ran, and what it saw was the committed state
+  // plus this leader's own records, which the reply waits for. Past the lease, the reply waits
+  // for an entry proposed after the command ran instead.
+  const bool leased = std::chrono::steady_clock::now() < node_->LeaseUntil();
+  std::uint64_t seq;
+  {
+    std::lock_guard lock(mu_);
+    seq = leased ? appended_ : ++appended_;
+    if (!leased) marker_ = true;
+  }
+  if (!leased) cv_.notify_one();
+  if (seq > journal::detail::t_last_seq) journal::detail::t_last_seq = seq;
+}
+
 void ClusterLog::RefreshRole() {
   const NodeStatus st = node_->Status();
   const bool leader = st.role == NodeStatus::Role::kLeader && st.leader_ready && !dirty_;
+  // Before it grants: its tokens start at its term's floor, above every earlier term's
+  // (docs/CLUSTER.md, "Fencing tokens").
+  if (leader) s_.locks.tokens().UseTermFloor(st.term);
   if (leader_.exchange(leader) != leader) {
     s_.log->info("Raft node {}: {} (term {})", config_.id,
                  leader ? "leader, accepting writes" : "follower, read-only", st.term);
   }
-  s_.raft_follower.store(!leader, std::memory_order_relaxed);
+  s_.raft_follower.store(!leader, std::memory_order_release);
 }
 
 RoleView ClusterLog::Role() const {
@@ -276,6 +303,8 @@ void ClusterLog::Apply(EntryId id, std::string_view payload) {
     // A node that cannot apply the log must not serve what it holds.
     s_.log->critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
                      error);
+    s_.raft_follower.store(true);
+    failed_ = true;
     if (s_.request_shutdown) s_.request_shutdown();
   }
 }

@@ -61,7 +61,12 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::uint64_t appended() const override;
   bool WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,
                      boost::asio::io_context& on) override;
+  // The read fence: every record appended so far (the read may have seen any of them), and
+  // past the leader's lease, a marker that makes the next entry a barrier (ReadIndex).
+  void FenceRead() override;
   RoleView Role() const;
+  // This node stopped itself on a fault (a lost entry with effects, an entry it cannot apply).
+  bool failed() const { return failed_.load(); }
 
   // store::KeyEvents, under the shard lock.
   void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
@@ -82,7 +87,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   template <class Encode>
   void Append(int db, Encode&& encode);
   void RunProposer();
-  void Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r);
+  void Proposed(std::uint64_t from, std::uint64_t upto, bool effects, const ProposeResult& r);
   void RefreshRole();
   bool Recording() const;
 
@@ -93,9 +98,10 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
 
   mutable std::mutex mu_;  // the fields below
   std::condition_variable cv_;
-  std::string buf_;      // records not proposed yet
-  int selected_db_ = 0;  // the database of the last record in buf_ (each entry starts in 0)
-  std::uint64_t appended_ = 0;
+  std::string buf_;              // records not proposed yet
+  int selected_db_ = 0;          // the database of the last record in buf_ (each entry starts in 0)
+  std::uint64_t appended_ = 0;   // records and read markers
+  bool marker_ = false;          // a read waits for the next entry (buf_ may be empty)
   std::uint64_t proposed_ = 0;   // records up to here are in proposed entries
   std::uint64_t committed_ = 0;  // ... and up to here committed and applied
   std::deque<std::pair<std::uint64_t, std::uint64_t>> lost_;  // record ranges never committed
@@ -105,6 +111,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::atomic<bool> leader_{false};
   std::atomic<bool> dirty_{false};  // an entry was lost: the node is stopping (Proposed)
   std::atomic<bool> attached_{false};
+  std::atomic<bool> failed_{false};
 };
 
 }  // namespace latch::cluster

@@ -15,6 +15,7 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
+#include "journal/reply_log.h"
 #include "journal/server_hooks.h"
 #include "latch/protocol/error_arg.h"
 
@@ -107,13 +108,16 @@ bool RefusedForMemory(const CommandSpec& spec, const CommandContext& ctx) {
 // (journal/journal.h), a client's writes are refused, and so are its PING and an EXEC whose
 // queue writes; a script's writes too (its redis.call() comes through here). EXEC's own
 // commands were checked with the EXEC. Nothing is refused while no journal is open.
-bool ExecQueuesWrite(const CommandSpec& spec, const CommandContext& ctx) {
+bool ExecQueues(const CommandSpec& spec, const CommandContext& ctx, std::uint32_t flags) {
   if (spec.name != "exec" || !ctx.session.in_multi) return false;
   const CommandTable& table = *ctx.server.commands;
   return std::any_of(ctx.session.queued.begin(), ctx.session.queued.end(), [&](const auto& cmd) {
     const CommandSpec* queued = table.FindCommand(cmd);
-    return queued != nullptr && (queued->flags & kCmdWrite);
+    return queued != nullptr && (queued->flags & flags);
   });
+}
+bool ExecQueuesWrite(const CommandSpec& spec, const CommandContext& ctx) {
+  return ExecQueues(spec, ctx, kCmdWrite);
 }
 
 bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
@@ -124,14 +128,21 @@ bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
   return ExecQueuesWrite(spec, ctx);
 }
 
-// A Raft follower refuses writes as a Redis read-only replica does (processCommand's
-// is_write_command): a write command, from a client or a script's redis.call(), and an EXEC
-// whose queue writes. Forwarding to the leader is a later step (docs/CLUSTER.md).
+// A Raft follower (or a leader not ready to serve) refuses writes as a Redis read-only
+// replica does (processCommand's is_write_command): a write command, from a client or a
+// script's redis.call(), and an EXEC whose queue writes. It refuses reads too, with the same
+// code, which Sentinel-aware clients take for "not the master": its keyspace may lag the
+// leader's, and reads are linearizable (docs/CLUSTER.md). Forwarding to the leader is a later
+// step.
 constexpr std::string_view kReadOnlyReplica =
     "READONLY You can't write against a read only replica.";
-bool RefusedOnFollower(const CommandSpec& spec, const CommandContext& ctx) {
-  if (ctx.origin == CommandOrigin::kExec) return false;
-  return (spec.flags & kCmdWrite) || ExecQueuesWrite(spec, ctx);
+constexpr std::string_view kFollowerRead =
+    "READONLY You can't read against a Raft follower: the leader answers reads.";
+std::string_view RefusedOnFollower(const CommandSpec& spec, const CommandContext& ctx) {
+  if (ctx.origin == CommandOrigin::kExec) return {};
+  if ((spec.flags & kCmdWrite) || ExecQueuesWrite(spec, ctx)) return kReadOnlyReplica;
+  if ((spec.flags & kCmdReadonly) || ExecQueues(spec, ctx, kCmdReadonly)) return kFollowerRead;
+  return {};
 }
 
 std::string DiskErrorReply(int err) {
@@ -287,8 +298,10 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
       err != 0 && RefusedForDiskError(*spec, ctx)) {
     return Refuse(*spec, ctx, DiskErrorReply(err));
   }
-  if (ctx.server.raft_follower.load(std::memory_order_relaxed) && RefusedOnFollower(*spec, ctx)) {
-    return Refuse(*spec, ctx, kReadOnlyReplica);
+  if (ctx.server.raft_follower.load(std::memory_order_acquire)) {
+    if (const std::string_view refused = RefusedOnFollower(*spec, ctx); !refused.empty()) {
+      return Refuse(*spec, ctx, refused);
+    }
   }
   if (ctx.session.subscriptions != 0 && ctx.session.proto == 2 &&
       !(spec->flags & kCmdSubscriberContext) && ctx.origin == CommandOrigin::kClient) {
@@ -337,7 +350,8 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     spec = Find(ctx.args[0]);
     if (spec != nullptr) dispatch::Remember(specs(), spec);
   }
-  if (spec != nullptr && dispatch::Ordinary(*spec, ctx)) [[likely]] {
+  const bool ordinary = spec != nullptr && dispatch::Ordinary(*spec, ctx);
+  if (ordinary) [[likely]] {
     ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
   } else {
     const CommandSpec* answer;
@@ -347,6 +361,11 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   const CommandTimer timer(batch_mark, ctx.origin == CommandOrigin::kClient);
   const std::size_t reply_start = ctx.out.buffer() != nullptr ? ctx.out.buffer()->size() : 0;
   RunHandler(*spec, ctx);
+  // A cluster node (never ordinary): what the command read or refused to overwrite is
+  // answered only once committed, and under a lease or a barrier (journal/reply_log.h).
+  if (!ordinary && ctx.server.reply_log != nullptr && (spec->flags & (kCmdReadonly | kCmdWrite))) {
+    ctx.server.reply_log->FenceRead();
+  }
   if (!ctx.record_later) RecordCall(*spec, ctx, timer, reply_start);  // stats, slowlog
   // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
   // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;
