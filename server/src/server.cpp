@@ -216,7 +216,6 @@ class ServerImpl {
     if (state_.scripting) state_.scripting->StopThread();
     // Before the workers' io_contexts go: the journal's last completions are posted there,
     // and so are the Raft log's.
-    failed_ = failed_ || cluster::Failed(state_);
     cluster::StopNode(state_);
     state_.persistence->Stop();
     workers_.clear();
@@ -254,7 +253,6 @@ class ServerImpl {
   int metrics_port() const { return state_.metrics_port; }
   int rest_port() const { return rest_port_; }
   int tls_port() const { return tls_port_; }
-  bool failed() const { return failed_; }
   int io_threads() const { return threads_; }
   int shards() const { return shards_; }
   const Clock& clock() const { return *clock_; }
@@ -507,7 +505,6 @@ class ServerImpl {
   std::mutex mu_;  // Start/Stop
   bool running_ = false;
   std::atomic<bool> shutdown_requested_{false};
-  bool failed_ = false;  // Stop(): the cluster node had stopped itself on a fault
   std::mutex wait_mu_;  // Wait(): never held while joining a thread
   std::condition_variable wait_cv_;
   bool stopped_ = false;
@@ -522,7 +519,6 @@ int Server::port() const { return impl_->port(); }
 int Server::metrics_port() const { return impl_->metrics_port(); }
 int Server::rest_port() const { return impl_->rest_port(); }
 int Server::tls_port() const { return impl_->tls_port(); }
-bool Server::failed() const { return impl_->failed(); }
 int Server::io_threads() const { return impl_->io_threads(); }
 int Server::shards() const { return impl_->shards(); }
 const Clock& Server::clock() const { return impl_->clock(); }

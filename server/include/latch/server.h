@@ -45,10 +45,6 @@ class Server {
   int rest_port() const;
   // The bound TLS port (Options::tls_port; -1 picks a free one), 0 when TLS is off.
   int tls_port() const;
-  // After stop(): true when the server had stopped itself on a fault rather than on request
-  // (a cluster node whose keyspace held writes that may never commit, or that could not
-  // apply the log). A supervisor must see it: latchd then exits with status 1.
-  bool failed() const;
   // The io threads and shards it runs: Options::io_threads and Options::shards, or their
   // defaults (latch/options.h) when those are 0.
   int io_threads() const;

@@ -183,6 +183,7 @@ void ClusterLog::RunProposer() {
     }
     lock.unlock();
     RefreshRole();
+    RenewLease();
     lock.lock();
   }
 }
@@ -244,7 +245,9 @@ void ClusterLog::FenceRead() {
   // (docs/CLUSTER.md), so none existed while it ran, and what it saw was the committed state
   // plus this leader's own records, which the reply waits for. Past the lease, the reply waits
   // for an entry proposed after the command ran instead.
-  const bool leased = std::chrono::steady_clock::now() < node_->LeaseUntil();
+  const auto now = std::chrono::steady_clock::now();
+  last_read_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+  const bool leased = now < node_->LeaseUntil();
   std::uint64_t seq;
   {
     std::lock_guard lock(mu_);
@@ -253,6 +256,20 @@ void ClusterLog::FenceRead() {
   }
   if (!leased) cv_.notify_one();
   if (seq > journal::detail::t_last_seq) journal::detail::t_last_seq = seq;
+}
+
+// A leader that serves reads keeps its lease with a barrier once less than half of the
+// election timeout is left, so that reads between writes rarely wait for one. Only while
+// reads come: an idle cluster writes nothing (the log has no snapshots yet).
+void ClusterLog::RenewLease() {
+  if (!leader_ || renewing_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const std::chrono::milliseconds timeout(config_.election_timeout_ms);
+  const std::chrono::steady_clock::time_point last_read(
+      std::chrono::steady_clock::duration(last_read_.load(std::memory_order_relaxed)));
+  if (now - last_read > timeout || node_->LeaseUntil() - now > timeout / 2) return;
+  renewing_ = true;
+  node_->Barrier([this](const ProposeResult&) { renewing_ = false; });
 }
 
 void ClusterLog::RefreshRole() {

@@ -89,6 +89,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void RunProposer();
   void Proposed(std::uint64_t from, std::uint64_t upto, bool effects, const ProposeResult& r);
   void RefreshRole();
+  void RenewLease();  // the proposer's, after RefreshRole
   bool Recording() const;
 
   ServerState& s_;
@@ -112,6 +113,8 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::atomic<bool> dirty_{false};  // an entry was lost: the node is stopping (Proposed)
   std::atomic<bool> attached_{false};
   std::atomic<bool> failed_{false};
+  std::atomic<std::int64_t> last_read_{0};  // steady_clock ticks of the last FenceRead
+  std::atomic<bool> renewing_{false};       // a lease-renewal barrier is in flight
 };
 
 }  // namespace latch::cluster
