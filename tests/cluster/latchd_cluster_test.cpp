@@ -350,6 +350,25 @@ TEST(LatchdCluster, DeposedLeaderWakingFromSigstopNeitherGrantsNorReadsStale) {
   EXPECT_EQ(Cmd(c.port(leader), {"GET", "lock:g"}), Bulk("new"));
 }
 
+// SWAPDB reports no key event: it is recorded in the log by itself, so the next leader holds
+// the swapped databases.
+TEST(LatchdCluster, SwapdbIsInTheLogAndSurvivesAKillNine) {
+  Cluster c;
+  std::string error;
+  ASSERT_TRUE(c.Start(&error)) << error;
+  const int old_leader = c.WaitLeader();
+  ASSERT_NE(old_leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
+  ASSERT_EQ(Cmd(c.port(old_leader), {"SET", "k", "in-db0"}), "+OK\r\n");
+  ASSERT_EQ(Cmd(c.port(old_leader), {"SWAPDB", "0", "1"}), "+OK\r\n");
+  c.Kill9(old_leader);
+  const int leader = c.WaitLeader();
+  ASSERT_NE(leader, -1) << "no new leader within " << kElection.count() << " ms\n" << c.Logs();
+  RawConnection conn(c.port(leader), milliseconds(5000));
+  EXPECT_EQ(conn.CommandArgs({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(conn.CommandArgs({"SELECT", "1"}), "+OK\r\n");
+  EXPECT_EQ(conn.CommandArgs({"GET", "k"}), Bulk("in-db0"));
+}
+
 // Each bad configuration stops start-up with its reason; nothing serves.
 void ExpectRefused(const std::vector<std::string>& args, const std::string& reason) {
   LatchdProcess latchd(args);

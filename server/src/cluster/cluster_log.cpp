@@ -147,6 +147,12 @@ store::Object* ClusterLog::OnGone(store::Shard& shard, const store::KeyEvent& e)
   return nullptr;
 }
 
+void ClusterLog::DatabasesSwapped(int a, int b) {
+  if (!Recording()) return;
+  // The record names both databases: the SELECT that Append may add in front is harmless.
+  Append(a, [&](std::string* out) { journal::EncodeSwapDb(out, a, b); });
+}
+
 void ClusterLog::OnCleared(store::Shard& shard) {
   if (!Recording()) return;
   const int count = s_.dbs.shards_per_db();

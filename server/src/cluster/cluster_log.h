@@ -64,6 +64,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   // The read fence: every record appended so far (the read may have seen any of them), and
   // past the leader's lease, a marker that makes the next entry a barrier (ReadIndex).
   void FenceRead() override;
+  void DatabasesSwapped(int a, int b) override;
   RoleView Role() const;
   // This node stopped itself on a fault (a lost entry with effects, an entry it cannot apply).
   bool failed() const { return failed_.load(); }

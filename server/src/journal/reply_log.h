@@ -28,6 +28,9 @@ class ReplyLog {
   // committed state and only while no other leader can exist (docs/CLUSTER.md, "Linearizable
   // reads").
   virtual void FenceRead() = 0;
+  // SWAPDB a b ran (every shard of both databases held): recorded as the journal records it,
+  // for it reports no key event.
+  virtual void DatabasesSwapped(int a, int b) = 0;
 };
 
 }  // namespace latch::journal
