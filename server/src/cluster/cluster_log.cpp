@@ -181,6 +181,7 @@ void ClusterLog::RunProposer() {
       const std::uint64_t from = proposed_;
       proposed_ = appended_;
       const std::uint64_t upto = proposed_;
+      if (effects) effects_upto_ = upto;
       lock.unlock();
       node_->Propose(std::move(payload), [this, from, upto, effects](const ProposeResult& r) {
         Proposed(from, upto, effects, r);
@@ -194,12 +195,33 @@ void ClusterLog::RunProposer() {
   }
 }
 
-// On the Raft thread: entries commit in log order, so a committed entry settles every record
-// before it (earlier entries were committed or reported lost first).
+// On the Raft thread. A committed entry settles every record before it (entries commit in
+// log order). A failed one settles nothing before it: libraft reports a proposal made after
+// its step-down at once (kNotLeader) while earlier ones may still be pending, so every record
+// not known committed is answered as lost (the client's connection closes: outcome unknown),
+// and the node is dirty if any of those records had effects.
 void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, bool effects,
                           const ProposeResult& r) {
   const bool ok = r.status == ProposeStatus::kOk;
-  if (!ok && effects && r.status != ProposeStatus::kShutdown && !dirty_.exchange(true)) {
+  bool dirty = false;
+  std::uint64_t unsettled = from;
+  {
+    std::lock_guard lock(mu_);
+    if (ok) {
+      committed_ = std::max(committed_, upto);
+    } else {
+      unsettled = committed_;
+      lost_.emplace_back(unsettled, upto);
+      if (lost_.size() > 1024) lost_.pop_front();
+      dirty = r.status != ProposeStatus::kShutdown && (effects || effects_upto_ > committed_);
+    }
+    auto end = waiters_.upper_bound(upto);
+    for (auto it = waiters_.begin(); it != end; ++it) {
+      boost::asio::post(*it->second.on, [done = std::move(it->second.done), ok] { done(ok); });
+    }
+    waiters_.erase(waiters_.begin(), end);
+  }
+  if (dirty && !dirty_.exchange(true)) {
     // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
     // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as
     // a follower's reads, or as a leader that would grant a key the cluster still holds); a
@@ -207,25 +229,11 @@ void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, bool effects,
     s_.log->critical(
         "Raft: this node lost leadership with writes not committed (records {}..{}: {}); its "
         "keyspace may hold them, so it stops. Restart it: it rebuilds its keyspace from the log",
-        from + 1, upto, r.error);
+        unsettled + 1, upto, r.error);
     s_.raft_follower.store(true);
     failed_ = true;
     if (s_.request_shutdown) s_.request_shutdown();
   }
-  std::lock_guard lock(mu_);
-  if (ok) {
-    committed_ = std::max(committed_, upto);
-  } else {
-    lost_.emplace_back(from, upto);
-    if (lost_.size() > 1024) lost_.pop_front();
-  }
-  auto end = waiters_.upper_bound(upto);
-  for (auto it = waiters_.begin(); it != end; ++it) {
-    const bool committed = ok || it->first <= from;
-    boost::asio::post(*it->second.on,
-                      [done = std::move(it->second.done), committed] { done(committed); });
-  }
-  waiters_.erase(waiters_.begin(), end);
 }
 
 bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,

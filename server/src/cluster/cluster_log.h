@@ -106,6 +106,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   bool marker_ = false;          // a read waits for the next entry (buf_ may be empty)
   std::uint64_t proposed_ = 0;   // records up to here are in proposed entries
   std::uint64_t committed_ = 0;  // ... and up to here committed and applied
+  std::uint64_t effects_upto_ = 0;  // the last proposed entry with records (not markers only)
   std::deque<std::pair<std::uint64_t, std::uint64_t>> lost_;  // record ranges never committed
   std::multimap<std::uint64_t, Waiter> waiters_;
   bool stopping_ = false;
