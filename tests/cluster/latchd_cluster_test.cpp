@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -108,6 +109,26 @@ class Cluster {
   }
 
   void Signal(int i, int signal) { ::kill(nodes_[i]->pid(), signal); }
+  // SIGSTOP takes effect asynchronously, thread by thread: true once every thread of node i
+  // is stopped ('T' in /proc/PID/task/TID/stat), within a deadline.
+  bool WaitStopped(int i) const {
+    const std::filesystem::path tasks = "/proc/" + std::to_string(nodes_[i]->pid()) + "/task";
+    return Eventually(
+        [&] {
+          std::error_code ec;
+          for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+            std::ifstream stat(task.path() / "stat");
+            std::string line;
+            std::getline(stat, line);
+            const auto close = line.rfind(')');
+            if (close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'T') {
+              return false;
+            }
+          }
+          return !ec;
+        },
+        milliseconds(5000));
+  }
   // Waits (bounded) for node i to exit by itself; its wait status, or -1 if it had to be killed.
   int WaitExit(int i) {
     const int status = nodes_[i]->WaitExit();
@@ -257,6 +278,7 @@ TEST(LatchdCluster, LeaderLosingItsMajorityMidWriteClosesTheClientAndStops) {
     if (i != old_leader) followers.push_back(i);
   }
   for (int i : followers) c.Signal(i, SIGSTOP);
+  for (int i : followers) ASSERT_TRUE(c.WaitStopped(i)) << "node " << i + 1 << " did not stop";
   RawConnection conn(c.port(old_leader), milliseconds(15000));
   ASSERT_TRUE(conn.Connect(c.port(old_leader)));
   ASSERT_TRUE(conn.Send(RawConnection::Encode({"SET", "lock:cut", "x", "NX", "PX", "30000"})));
@@ -323,6 +345,7 @@ TEST(LatchdCluster, DeposedLeaderWakingFromSigstopNeitherGrantsNorReadsStale) {
   ASSERT_NE(old_leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
   ASSERT_EQ(Cmd(c.port(old_leader), {"SET", "k", "v1"}), "+OK\r\n");
   c.Signal(old_leader, SIGSTOP);
+  ASSERT_TRUE(c.WaitStopped(old_leader));
   const int leader = c.WaitLeader(old_leader);
   if (leader == -1) c.Signal(old_leader, SIGCONT);
   ASSERT_NE(leader, -1) << "no new leader within " << kElection.count() << " ms\n" << c.Logs();
