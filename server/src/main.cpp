@@ -22,6 +22,7 @@
 #include <string_view>
 #include <thread>
 
+#include "cluster/cluster_hooks.h"
 #include "cluster/raft_config.h"
 #include "config/config_parser.h"
 #include "config/log_setup.h"
@@ -126,6 +127,10 @@ void RunSignalThread(latch::Server& server, Supervisor& supervisor, sigset_t sig
 }
 
 }  // namespace
+
+namespace latch {
+ServerState& InternalState(Server& server);  // server.cpp
+}  // namespace latch
 
 int main(int argc, char** argv) {
   switch (latch::config::ClassifyCommandLine(argc, argv)) {
@@ -236,9 +241,16 @@ int main(int argc, char** argv) {
   // A signal and the SHUTDOWN command end the same way: wait() returns, then stop().
   RunSignalThread(server, supervisor, signals);
   server.wait();
+  // Before stop() ends the cluster node: did it stop itself on a fault (a dirty leader, a log
+  // it cannot apply)? A supervisor must see a failure (systemd Restart=on-failure).
+  const bool failed = latch::cluster::Failed(latch::InternalState(server));
   supervisor.Stopping();
   server.stop();
-  spdlog::warn("latchd is now ready to exit, bye bye...");
+  if (failed) {
+    spdlog::critical("latchd stopped on a fault (logged above): exiting with status 1");
+  } else {
+    spdlog::warn("latchd is now ready to exit, bye bye...");
+  }
   spdlog::shutdown();
-  return 0;
+  return failed ? 1 : 0;
 }

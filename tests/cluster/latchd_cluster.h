@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <string>
@@ -22,6 +23,10 @@ namespace latch::test {
 
 // Elections take one to two election timeouts (1 s by default), a split vote one more.
 inline constexpr std::chrono::milliseconds kElection{15000};
+
+// What a follower answers a read (linearizable reads: only the leader answers them).
+inline const std::string kFollowerRead =
+    "-READONLY You can't read against a Raft follower: the leader answers reads.\r\n";
 
 inline std::string Bulk(const std::string& s) {
   return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
@@ -106,6 +111,26 @@ class Cluster {
   }
 
   void Signal(int i, int signal) { ::kill(nodes_[i]->pid(), signal); }
+  // SIGSTOP takes effect asynchronously, thread by thread: true once every thread of node i
+  // is stopped ('T' in /proc/PID/task/TID/stat), within a deadline.
+  bool WaitStopped(int i) const {
+    const std::filesystem::path tasks = "/proc/" + std::to_string(nodes_[i]->pid()) + "/task";
+    return Eventually(
+        [&] {
+          std::error_code ec;
+          for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+            std::ifstream stat(task.path() / "stat");
+            std::string line;
+            std::getline(stat, line);
+            const auto close = line.rfind(')');
+            if (close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'T') {
+              return false;
+            }
+          }
+          return !ec;
+        },
+        std::chrono::milliseconds(5000));
+  }
   // Waits (bounded) for node i to exit by itself; its wait status, or -1 if it had to be killed.
   int WaitExit(int i) {
     const int status = nodes_[i]->WaitExit();
@@ -115,11 +140,11 @@ class Cluster {
   std::string Log(int i) const { return nodes_[i] ? nodes_[i]->Log() : ""; }
 
   // The node that answers ROLE as a master while every other live node answers as a replica
-  // of it ("connected"): -1 when there is none (yet).
-  int Leader() const {
+  // of it ("connected"): -1 when there is none (yet). Node `skip` (stopped) is not asked.
+  int Leader(int skip = -1) const {
     int leader = -1;
     for (int i = 0; i < kNodes; ++i) {
-      if (!alive(i)) continue;
+      if (!alive(i) || i == skip) continue;
       if (Cmd(port(i), {"ROLE"}).starts_with("*3\r\n$6\r\nmaster\r\n")) {
         if (leader != -1) return -1;
         leader = i;
@@ -129,15 +154,15 @@ class Cluster {
     const std::string follower_role = "*5\r\n$5\r\nslave\r\n" + Bulk("127.0.0.1") + ":" +
                                       std::to_string(port(leader)) + "\r\n" + Bulk("connected");
     for (int i = 0; i < kNodes; ++i) {
-      if (i == leader || !alive(i)) continue;
+      if (i == leader || !alive(i) || i == skip) continue;
       if (!Cmd(port(i), {"ROLE"}).starts_with(follower_role)) return -1;
     }
     return leader;
   }
 
-  int WaitLeader() const {
+  int WaitLeader(int skip = -1) const {
     int leader = -1;
-    Eventually([&] { return (leader = Leader()) != -1; }, kElection);
+    Eventually([&] { return (leader = Leader(skip)) != -1; }, kElection);
     return leader;
   }
 

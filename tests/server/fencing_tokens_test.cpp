@@ -126,5 +126,26 @@ TEST(FencingTokensTest, ConcurrentGrantsAreCoveredWhenTheyLeave) {
   EXPECT_EQ(uncovered.load(), 0);
 }
 
+// A cluster node (docs/CLUSTER.md, "Fencing tokens"): max(last + 1, term << 40), the wall
+// clock ignored; the floor only rises with the term, and tokens applied from the log
+// (AtLeast) still count.
+TEST(FencingTokensTest, TermFloorReplacesTheWallClockAndOnlyRises) {
+  FencingTokens tokens;
+  tokens.UseTermFloor(0);
+  EXPECT_EQ(tokens.Next(kWallUs), 1u);
+  tokens.UseTermFloor(3);
+  EXPECT_EQ(tokens.Next(kWallUs), std::uint64_t{3} << 40);
+  EXPECT_EQ(tokens.Next(kWallUs), (std::uint64_t{3} << 40) + 1);
+  tokens.UseTermFloor(2);  // an older term: no change
+  EXPECT_EQ(tokens.Next(kWallUs), (std::uint64_t{3} << 40) + 2);
+  tokens.AtLeast(std::uint64_t{4} << 40);  // an entry of term 4, applied before serving
+  tokens.UseTermFloor(4);
+  EXPECT_EQ(tokens.Next(kWallUs), (std::uint64_t{4} << 40) + 1);
+  tokens.UseTermFloor(std::uint64_t{1} << 30);  // capped, still below the loader's limit
+  const std::uint64_t capped = tokens.Next(kWallUs);
+  EXPECT_EQ(capped, std::uint64_t{1} << 61);
+  EXPECT_TRUE(FencingTokens::Valid(capped));
+}
+
 }  // namespace
 }  // namespace latch::store

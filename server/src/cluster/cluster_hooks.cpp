@@ -29,6 +29,8 @@ void StopNode(ServerState& s) {
   s.cluster.reset();
 }
 
+bool Failed(const ServerState& s) { return s.cluster && s.cluster->failed(); }
+
 bool View(const ServerState& s, ClusterView* out) {
   if (!s.cluster) return false;
   const ClusterLog& log = *s.cluster;

@@ -23,5 +23,8 @@ bool View(const ServerState& s, ClusterView* out);
 // itself while it serves. While it knows none, commands that touch data get -TRYAGAIN
 // (commands/command_table.cpp). True on a single node.
 bool LeaderKnown(const ServerState& s);
+// True when the node stopped itself on a fault (before StopNode): its process must exit
+// with a failure status. False on a single node.
+bool Failed(const ServerState& s);
 
 }  // namespace latch::cluster

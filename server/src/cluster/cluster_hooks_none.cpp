@@ -15,5 +15,6 @@ void StartNode(ServerState& s) {
 void StopNode(ServerState&) {}
 bool View(const ServerState&, ClusterView*) { return false; }
 bool LeaderKnown(const ServerState&) { return true; }
+bool Failed(const ServerState&) { return false; }
 
 }  // namespace latch::cluster

@@ -72,7 +72,8 @@ ClusterLog::ClusterLog(ServerState& s, RaftConfig config)
   if (ec) {
     throw std::runtime_error("Can't create raft-dir '" + config_.dir + "': " + ec.message());
   }
-  s_.raft_follower.store(true);  // until this node is a leader that may serve
+  s_.raft_follower.store(true);       // until this node is a leader that may serve
+  s_.locks.tokens().UseTermFloor(0);  // tokens from the term, never the wall clock
   node_ = std::make_unique<RaftNode>(std::move(o), *this);
   proposer_ = std::thread([this] { RunProposer(); });
 }
@@ -146,6 +147,12 @@ store::Object* ClusterLog::OnGone(store::Shard& shard, const store::KeyEvent& e)
   return nullptr;
 }
 
+void ClusterLog::DatabasesSwapped(int a, int b) {
+  if (!Recording()) return;
+  // The record names both databases: the SELECT that Append may add in front is harmless.
+  Append(a, [&](std::string* out) { journal::EncodeSwapDb(out, a, b); });
+}
+
 void ClusterLog::OnCleared(store::Shard& shard) {
   if (!Recording()) return;
   const int count = s_.dbs.shards_per_db();
@@ -158,9 +165,13 @@ void ClusterLog::OnCleared(store::Shard& shard) {
 void ClusterLog::RunProposer() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || !buf_.empty(); });
+    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || !buf_.empty() || marker_; });
     if (stopping_) break;
-    if (!buf_.empty()) {
+    if (!buf_.empty() || marker_) {
+      // An entry of markers only is a barrier: its commit in this term proves that no other
+      // leader existed when the reads behind it ran. Losing it changes no keyspace.
+      const bool effects = !buf_.empty();
+      marker_ = false;
       std::string payload;
       payload.reserve(kNonceBytes + buf_.size());
       PutU64(&payload, nonce_);
@@ -170,22 +181,47 @@ void ClusterLog::RunProposer() {
       const std::uint64_t from = proposed_;
       proposed_ = appended_;
       const std::uint64_t upto = proposed_;
+      if (effects) effects_upto_ = upto;
       lock.unlock();
-      node_->Propose(std::move(payload),
-                     [this, from, upto](const ProposeResult& r) { Proposed(from, upto, r); });
+      node_->Propose(std::move(payload), [this, from, upto, effects](const ProposeResult& r) {
+        Proposed(from, upto, effects, r);
+      });
       lock.lock();
     }
     lock.unlock();
     RefreshRole();
+    RenewLease();
     lock.lock();
   }
 }
 
-// On the Raft thread: entries commit in log order, so a committed entry settles every record
-// before it (earlier entries were committed or reported lost first).
-void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r) {
+// On the Raft thread. A committed entry settles every record before it (entries commit in
+// log order). A failed one settles nothing before it: libraft reports a proposal made after
+// its step-down at once (kNotLeader) while earlier ones may still be pending, so every record
+// not known committed is answered as lost (the client's connection closes: outcome unknown),
+// and the node is dirty if any of those records had effects.
+void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, bool effects,
+                          const ProposeResult& r) {
   const bool ok = r.status == ProposeStatus::kOk;
-  if (!ok && r.status != ProposeStatus::kShutdown && !dirty_.exchange(true)) {
+  bool dirty = false;
+  std::uint64_t unsettled = from;
+  {
+    std::lock_guard lock(mu_);
+    if (ok) {
+      committed_ = std::max(committed_, upto);
+    } else {
+      unsettled = committed_;
+      lost_.emplace_back(unsettled, upto);
+      if (lost_.size() > 1024) lost_.pop_front();
+      dirty = r.status != ProposeStatus::kShutdown && (effects || effects_upto_ > committed_);
+    }
+    auto end = waiters_.upper_bound(upto);
+    for (auto it = waiters_.begin(); it != end; ++it) {
+      boost::asio::post(*it->second.on, [done = std::move(it->second.done), ok] { done(ok); });
+    }
+    waiters_.erase(waiters_.begin(), end);
+  }
+  if (dirty && !dirty_.exchange(true)) {
     // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
     // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as
     // a follower's reads, or as a leader that would grant a key the cluster still holds); a
@@ -193,24 +229,11 @@ void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, const ProposeR
     s_.log->critical(
         "Raft: this node lost leadership with writes not committed (records {}..{}: {}); its "
         "keyspace may hold them, so it stops. Restart it: it rebuilds its keyspace from the log",
-        from + 1, upto, r.error);
+        unsettled + 1, upto, r.error);
     s_.raft_follower.store(true);
+    failed_ = true;
     if (s_.request_shutdown) s_.request_shutdown();
   }
-  std::lock_guard lock(mu_);
-  if (ok) {
-    committed_ = std::max(committed_, upto);
-  } else {
-    lost_.emplace_back(from, upto);
-    if (lost_.size() > 1024) lost_.pop_front();
-  }
-  auto end = waiters_.upper_bound(upto);
-  for (auto it = waiters_.begin(); it != end; ++it) {
-    const bool committed = ok || it->first <= from;
-    boost::asio::post(*it->second.on,
-                      [done = std::move(it->second.done), committed] { done(committed); });
-  }
-  waiters_.erase(waiters_.begin(), end);
 }
 
 bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,
@@ -231,15 +254,50 @@ bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done
   return true;
 }
 
+void ClusterLog::FenceRead() {
+  // Checked after the command ran: no other leader can be elected before the lease ends
+  // (docs/CLUSTER.md), so none existed while it ran, and what it saw was the committed state
+  // plus this leader's own records, which the reply waits for. Past the lease, the reply waits
+  // for an entry proposed after the command ran instead.
+  const auto now = std::chrono::steady_clock::now();
+  last_read_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+  const bool leased = now < node_->LeaseUntil();
+  std::uint64_t seq;
+  {
+    std::lock_guard lock(mu_);
+    seq = leased ? appended_ : ++appended_;
+    if (!leased) marker_ = true;
+  }
+  if (!leased) cv_.notify_one();
+  if (seq > journal::detail::t_last_seq) journal::detail::t_last_seq = seq;
+}
+
+// A leader that serves reads keeps its lease with a barrier once less than half of the
+// election timeout is left, so that reads between writes rarely wait for one. Only while
+// reads come: an idle cluster writes nothing (the log has no snapshots yet).
+void ClusterLog::RenewLease() {
+  if (!leader_ || renewing_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const std::chrono::milliseconds timeout(config_.election_timeout_ms);
+  const std::chrono::steady_clock::time_point last_read(
+      std::chrono::steady_clock::duration(last_read_.load(std::memory_order_relaxed)));
+  if (now - last_read > timeout || node_->LeaseUntil() - now > timeout / 2) return;
+  renewing_ = true;
+  node_->Barrier([this](const ProposeResult&) { renewing_ = false; });
+}
+
 void ClusterLog::RefreshRole() {
   const NodeStatus st = node_->Status();
   const bool leader = st.role == NodeStatus::Role::kLeader && st.leader_ready && !dirty_;
+  // Before it grants: its tokens start at its term's floor, above every earlier term's
+  // (docs/CLUSTER.md, "Fencing tokens").
+  if (leader) s_.locks.tokens().UseTermFloor(st.term);
   if (leader_.exchange(leader) != leader) {
     s_.log->info("Raft node {}: {} (term {})", config_.id,
                  leader ? "leader, accepting writes" : "follower, read-only", st.term);
     if (!leader) CloseClientsOnDemotion();
   }
-  s_.raft_follower.store(!leader, std::memory_order_relaxed);
+  s_.raft_follower.store(!leader, std::memory_order_release);
 }
 
 // A leader that steps down alive closes its clients, as Sentinel has a demoted master do
@@ -275,6 +333,8 @@ void ClusterLog::Apply(EntryId id, std::string_view payload) {
     // A node that cannot apply the log must not serve what it holds.
     s_.log->critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
                      error);
+    s_.raft_follower.store(true);
+    failed_ = true;
     if (s_.request_shutdown) s_.request_shutdown();
   }
 }

@@ -67,6 +67,12 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   NodeStatus Status() const { return node_->Status(); }
   std::vector<PeerProgress> Peers() const { return node_->Peers(); }
   bool serving() const { return leader_.load(); }
+  // The read fence: every record appended so far (the read may have seen any of them), and
+  // past the leader's lease, a marker that makes the next entry a barrier (ReadIndex).
+  void FenceRead() override;
+  void DatabasesSwapped(int a, int b) override;
+  // This node stopped itself on a fault (a lost entry with effects, an entry it cannot apply).
+  bool failed() const { return failed_.load(); }
 
   // store::KeyEvents, under the shard lock.
   void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
@@ -87,9 +93,10 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   template <class Encode>
   void Append(int db, Encode&& encode);
   void RunProposer();
-  void Proposed(std::uint64_t from, std::uint64_t upto, const ProposeResult& r);
+  void Proposed(std::uint64_t from, std::uint64_t upto, bool effects, const ProposeResult& r);
   void RefreshRole();
   void CloseClientsOnDemotion();
+  void RenewLease();  // the proposer's, after RefreshRole
   bool Recording() const;
 
   ServerState& s_;
@@ -99,11 +106,13 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
 
   mutable std::mutex mu_;  // the fields below
   std::condition_variable cv_;
-  std::string buf_;      // records not proposed yet
-  int selected_db_ = 0;  // the database of the last record in buf_ (each entry starts in 0)
-  std::uint64_t appended_ = 0;
+  std::string buf_;              // records not proposed yet
+  int selected_db_ = 0;          // the database of the last record in buf_ (each entry starts in 0)
+  std::uint64_t appended_ = 0;   // records and read markers
+  bool marker_ = false;          // a read waits for the next entry (buf_ may be empty)
   std::uint64_t proposed_ = 0;   // records up to here are in proposed entries
   std::uint64_t committed_ = 0;  // ... and up to here committed and applied
+  std::uint64_t effects_upto_ = 0;  // the last proposed entry with records (not markers only)
   std::deque<std::pair<std::uint64_t, std::uint64_t>> lost_;  // record ranges never committed
   std::multimap<std::uint64_t, Waiter> waiters_;
   bool stopping_ = false;
@@ -111,6 +120,9 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::atomic<bool> leader_{false};
   std::atomic<bool> dirty_{false};  // an entry was lost: the node is stopping (Proposed)
   std::atomic<bool> attached_{false};
+  std::atomic<bool> failed_{false};
+  std::atomic<std::int64_t> last_read_{0};  // steady_clock ticks of the last FenceRead
+  std::atomic<bool> renewing_{false};       // a lease-renewal barrier is in flight
 };
 
 }  // namespace latch::cluster

@@ -17,6 +17,7 @@
 #include "commands/key_lock.h"
 #include "commands/transaction_commands.h"
 #include "commands/unknown_command.h"
+#include "journal/reply_log.h"
 #include "journal/server_hooks.h"
 #include "latch/protocol/error_arg.h"
 
@@ -131,14 +132,21 @@ bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
   return ExecQueuesWrite(spec, ctx);
 }
 
-// A Raft follower refuses writes as a Redis read-only replica does (processCommand's
-// is_write_command): a write command, from a client or a script's redis.call(), and an EXEC
-// whose queue writes. Forwarding to the leader is a later step (docs/CLUSTER.md).
+// A Raft follower (or a leader not ready to serve) refuses writes as a Redis read-only
+// replica does (processCommand's is_write_command): a write command, from a client or a
+// script's redis.call(), and an EXEC whose queue writes. It refuses reads too, with the same
+// code, which Sentinel-aware clients take for "not the master": its keyspace may lag the
+// leader's, and reads are linearizable (docs/CLUSTER.md). Forwarding to the leader is a later
+// step.
 constexpr std::string_view kReadOnlyReplica =
     "READONLY You can't write against a read only replica.";
-bool RefusedOnFollower(const CommandSpec& spec, const CommandContext& ctx) {
-  if (ctx.origin == CommandOrigin::kExec) return false;
-  return (spec.flags & kCmdWrite) || ExecQueuesWrite(spec, ctx);
+constexpr std::string_view kFollowerRead =
+    "READONLY You can't read against a Raft follower: the leader answers reads.";
+std::string_view RefusedOnFollower(const CommandSpec& spec, const CommandContext& ctx) {
+  if (ctx.origin == CommandOrigin::kExec) return {};
+  if ((spec.flags & kCmdWrite) || ExecQueuesWrite(spec, ctx)) return kReadOnlyReplica;
+  if ((spec.flags & kCmdReadonly) || ExecQueues(spec, ctx, kCmdReadonly)) return kFollowerRead;
+  return {};
 }
 
 // While a cluster node knows no leader (an election, a partition), what touches data (a write
@@ -304,11 +312,13 @@ const CommandSpec* CheckUnusual(const CommandSpec* spec, CommandContext& ctx,
       err != 0 && RefusedForDiskError(*spec, ctx)) {
     return Refuse(*spec, ctx, DiskErrorReply(err));
   }
-  if (ctx.server.raft_follower.load(std::memory_order_relaxed)) {
+  if (ctx.server.raft_follower.load(std::memory_order_acquire)) {
     if (NeedsLeader(*spec, ctx) && !cluster::LeaderKnown(ctx.server)) {
       return Refuse(*spec, ctx, kNoLeader);
     }
-    if (RefusedOnFollower(*spec, ctx)) return Refuse(*spec, ctx, kReadOnlyReplica);
+    if (const std::string_view refused = RefusedOnFollower(*spec, ctx); !refused.empty()) {
+      return Refuse(*spec, ctx, refused);
+    }
   }
   if (ctx.session.subscriptions != 0 && ctx.session.proto == 2 &&
       !(spec->flags & kCmdSubscriberContext) && ctx.origin == CommandOrigin::kClient) {
@@ -357,7 +367,8 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
     spec = Find(ctx.args[0]);
     if (spec != nullptr) dispatch::Remember(specs(), spec);
   }
-  if (spec != nullptr && dispatch::Ordinary(*spec, ctx)) [[likely]] {
+  const bool ordinary = spec != nullptr && dispatch::Ordinary(*spec, ctx);
+  if (ordinary) [[likely]] {
     ctx.session.info->last_cmd.store(&spec->name, std::memory_order_relaxed);
   } else {
     const CommandSpec* answer;
@@ -367,6 +378,11 @@ const CommandSpec* CommandTable::Dispatch(CommandContext& ctx) const {
   const CommandTimer timer(batch_mark, ctx.origin == CommandOrigin::kClient);
   const std::size_t reply_start = ctx.out.buffer() != nullptr ? ctx.out.buffer()->size() : 0;
   RunHandler(*spec, ctx);
+  // A cluster node (never ordinary): what the command read or refused to overwrite is
+  // answered only once committed, and under a lease or a barrier (journal/reply_log.h).
+  if (!ordinary && ctx.server.reply_log != nullptr && (spec->flags & (kCmdReadonly | kCmdWrite))) {
+    ctx.server.reply_log->FenceRead();
+  }
   if (!ctx.record_later) RecordCall(*spec, ctx, timer, reply_start);  // stats, slowlog
   // As Redis's total_commands_processed: every command that ran, whoever issued it (EXEC's
   // queue and scripts' redis.call too), counted after it ran so that INFO leaves itself out;

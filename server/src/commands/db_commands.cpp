@@ -10,6 +10,7 @@
 #include "commands/errors.h"
 #include "commands/key_lock.h"
 #include "journal/persistence.h"
+#include "journal/reply_log.h"
 #include "latch/protocol/int_parse.h"
 #include "store/key_move_ops.h"
 
@@ -91,6 +92,7 @@ void SwapDbCommand(CommandContext& ctx) {
   }
   ctx.server.dbs.Swap(a, b);
   ctx.server.persistence->DatabasesSwapped(a, b);
+  if (ctx.server.reply_log != nullptr) ctx.server.reply_log->DatabasesSwapped(a, b);
   ctx.out.Ok();
 }
 

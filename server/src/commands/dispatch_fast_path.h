@@ -7,9 +7,9 @@
 //   loop, no hash, no probe);
 // - Ordinary(): true when none of Dispatch's refusals or diversions can apply (no MULTI, no
 //   AUTH pending, no RESP2 subscriber, an allow-all ACL user; not loading, no maxmemory, no
-//   busy script, no CLIENT PAUSE, no fault injection, no journal write error, not a Raft
-//   follower). Then every check Dispatch makes would pass, and it skips them; otherwise it
-//   runs them all, in Redis's order.
+//   busy script, no CLIENT PAUSE, no fault injection, no journal write error, not a cluster
+//   node). Then every check Dispatch makes would pass, and it skips them; otherwise it runs
+//   them all, in Redis's order.
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -108,10 +108,10 @@ inline bool Ordinary(const CommandSpec& spec, const CommandContext& ctx) {
                                              : ctx.argc() >= static_cast<std::size_t>(-spec.arity));
   const bool ordinary_session =
       s.authenticated && !s.in_multi && s.subscriptions == 0 && acl::AllowsAll(ctx);
-  // Bitwise ORs: seven loads and one branch. A Raft follower refuses writes (and, knowing no
-  // leader, reads) in Dispatch's checks.
-  const bool unusual_server = st.loading.load(std::memory_order_relaxed) |
-                              st.raft_follower.load(std::memory_order_relaxed) |
+  // Bitwise ORs: seven loads and one branch. A cluster node (reply_log, set before any worker
+  // runs) checks every command: its role gates reads and writes, and reads are fenced.
+  const bool unusual_server = (st.reply_log != nullptr) |
+                              st.loading.load(std::memory_order_relaxed) |
                               st.script_busy.load(std::memory_order_relaxed) | st.faults.active() |
                               (st.client_pause_type.load(std::memory_order_relaxed) != 0) |
                               (st.maxmemory.load(std::memory_order_relaxed) > 0) |

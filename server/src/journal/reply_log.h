@@ -22,6 +22,15 @@ class ReplyLog {
   // known that it may never be (leadership lost, the node stopping).
   virtual bool WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,
                              boost::asio::io_context& on) = 0;
+  // A command that read or wrote keys just ran on this thread (the dispatcher calls it after
+  // the handler). Raises the thread's last record number
+  // (ThisThreadLastSeq) to the one its reply must wait for, so that the reply reports only
+  // committed state and only while no other leader can exist (docs/CLUSTER.md, "Linearizable
+  // reads").
+  virtual void FenceRead() = 0;
+  // SWAPDB a b ran (every shard of both databases held): recorded as the journal records it,
+  // for it reports no key event.
+  virtual void DatabasesSwapped(int a, int b) = 0;
 };
 
 }  // namespace latch::journal

@@ -11,13 +11,25 @@ std::uint64_t FencingTokens::WallFloor(std::int64_t wall_us) {
 }
 
 std::uint64_t FencingTokens::Advance(std::int64_t wall_us) {
-  const std::uint64_t floor = WallFloor(wall_us);
+  const std::uint64_t term_floor = term_floor_.load(std::memory_order_acquire);
+  const std::uint64_t floor = term_floor == kWallClockFloor ? WallFloor(wall_us) : term_floor;
   std::uint64_t last = last_.load(std::memory_order_relaxed);
   std::uint64_t next;
   do {
     next = std::max(last + 1, floor);
   } while (!last_.compare_exchange_weak(last, next, std::memory_order_relaxed));
   return next;
+}
+
+void FencingTokens::UseTermFloor(std::uint64_t term) {
+  // 2^40 grants per term; terms past 2^21 (never reached: one per election) share the cap,
+  // where last + 1 keeps the order. The cap stays below kMaxValidToken.
+  constexpr std::uint64_t kMaxTerm = std::uint64_t{1} << 21;
+  const std::uint64_t floor = std::min(term, kMaxTerm) << 40;
+  std::uint64_t seen = term_floor_.load(std::memory_order_relaxed);
+  while ((seen == kWallClockFloor || seen < floor) &&
+         !term_floor_.compare_exchange_weak(seen, floor, std::memory_order_release)) {
+  }
 }
 
 void FencingTokens::AtLeast(std::uint64_t token) {

@@ -1,7 +1,8 @@
 #pragma once
 // Fencing tokens: one server-wide counter, token = max(last + 1, wall-clock ns since the
-// epoch). Strictly increasing for every grant of every key, with no per-key memory once a key
-// is gone.
+// epoch); on a cluster node max(last + 1, term << 40) instead (UseTermFloor; docs/CLUSTER.md,
+// "Fencing tokens"), so that no wall clock enters a token. Strictly increasing for every grant of
+// every key, with no per-key memory once a key is gone.
 //
 // Across a restart the counter must go on above every token handed out before, also when the
 // wall clock went back meanwhile. Two things carry it over (docs/LOCKS.md says which mode
@@ -51,6 +52,10 @@ class FencingTokens {
     return next;
   }
   std::uint64_t last() const { return last_.load(std::memory_order_relaxed); }
+  // A cluster node: from now on the floor is `term << 40` (capped at 2^61) in place of the
+  // wall clock. Only raised: a lower term leaves the floor as it is. Called before the node
+  // serves as the leader of `term`.
+  void UseTermFloor(std::uint64_t term);
   // Raises the counter to at least `token` (the journal's loader, the stored floor: tokens
   // granted before a restart stay below every later grant, whatever the wall clock did).
   void AtLeast(std::uint64_t token);
@@ -74,7 +79,10 @@ class FencingTokens {
   // Under reserve_mu_: reserves kReserveAheadNs above `base`.
   void ReserveLocked(std::uint64_t base);
 
+  // UINT64_MAX: the wall clock's floor (a single node); else the term's (UseTermFloor).
+  static constexpr std::uint64_t kWallClockFloor = UINT64_MAX;
   std::atomic<std::uint64_t> last_{0};
+  std::atomic<std::uint64_t> term_floor_{kWallClockFloor};
   std::atomic<std::uint64_t> reserved_{UINT64_MAX};
   std::mutex reserve_mu_;
   TokenReservations* reservations_ = nullptr;  // under reserve_mu_
