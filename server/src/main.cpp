@@ -22,7 +22,7 @@
 #include <string_view>
 #include <thread>
 
-#include "cluster/cluster_hooks.h"
+#include "cluster_node.h"
 #include "cluster/raft_config.h"
 #include "config/config_parser.h"
 #include "config/log_setup.h"

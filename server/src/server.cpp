@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "acl/acl_file.h"
-#include "cluster/cluster_hooks.h"
+#include "cluster_node.h"
 #include "commands/command_table.h"
 #include "journal/persistence.h"
 #include "net/connection.h"

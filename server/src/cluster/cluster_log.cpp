@@ -13,8 +13,12 @@
 #include "journal/journal.h"
 #include "journal/loader.h"
 #include "journal/record_codec.h"
-#include "server_state.h"
+#include "client_registry.h"
+#include "key_event_router.h"
+#include "latch/clock.h"
+#include "store/lock_table.h"
 #include "store/keyspace.h"
+#include "store/keyspace_set.h"
 
 namespace latch::cluster {
 namespace {
@@ -55,8 +59,8 @@ std::int64_t RelativeDeadline(const store::Object& o, std::int64_t now_mono_ms) 
 
 }  // namespace
 
-ClusterLog::ClusterLog(ServerState& s, RaftConfig config)
-    : s_(s), config_(std::move(config)), nonce_(RandomNonce()) {
+ClusterLog::ClusterLog(ClusterParts parts, RaftConfig config)
+    : p_(std::move(parts)), config_(std::move(config)), nonce_(RandomNonce()) {
   RaftNodeOptions o;
   o.id = config_.id;
   o.address = config_.address;
@@ -72,8 +76,8 @@ ClusterLog::ClusterLog(ServerState& s, RaftConfig config)
   if (ec) {
     throw std::runtime_error("Can't create raft-dir '" + config_.dir + "': " + ec.message());
   }
-  s_.raft_follower.store(true);       // until this node is a leader that may serve
-  s_.locks.tokens().UseTermFloor(0);  // tokens from the term, never the wall clock
+  p_.raft_follower.store(true);       // until this node is a leader that may serve
+  p_.locks.tokens().UseTermFloor(0);  // tokens from the term, never the wall clock
   node_ = std::make_unique<RaftNode>(std::move(o), *this);
   proposer_ = std::thread([this] { RunProposer(); });
 }
@@ -81,12 +85,12 @@ ClusterLog::ClusterLog(ServerState& s, RaftConfig config)
 ClusterLog::~ClusterLog() { Stop(); }
 
 void ClusterLog::Attach() {
-  s_.key_events.set_replication(this);
+  p_.key_events.set_replication(this);
   attached_ = true;
 }
 
 void ClusterLog::Stop() {
-  if (attached_.exchange(false)) s_.key_events.set_replication(nullptr);
+  if (attached_.exchange(false)) p_.key_events.set_replication(nullptr);
   {
     std::lock_guard lock(mu_);
     if (stopping_) return;
@@ -128,8 +132,8 @@ bool ClusterLog::Recording() const { return !t_applying; }
 void ClusterLog::OnModified(store::Shard& shard, const store::KeyEvent& e) {
   if (!Recording()) return;
   const store::Object& o = *e.object;
-  const std::int64_t deadline = RelativeDeadline(o, s_.clock->MonoMs());
-  Append(s_.dbs.DbOf(shard), [&](std::string* out) {
+  const std::int64_t deadline = RelativeDeadline(o, p_.clock.MonoMs());
+  Append(p_.dbs.DbOf(shard), [&](std::string* out) {
     if (o.is_container()) {
       journal::EncodeContainer(out, o, deadline);
     } else if (const std::uint64_t token = o.token(); token != 0) {
@@ -142,7 +146,7 @@ void ClusterLog::OnModified(store::Shard& shard, const store::KeyEvent& e) {
 
 store::Object* ClusterLog::OnGone(store::Shard& shard, const store::KeyEvent& e) {
   if (Recording()) {
-    Append(s_.dbs.DbOf(shard), [&](std::string* out) { journal::EncodeDel(out, e.key); });
+    Append(p_.dbs.DbOf(shard), [&](std::string* out) { journal::EncodeDel(out, e.key); });
   }
   return nullptr;
 }
@@ -155,8 +159,8 @@ void ClusterLog::DatabasesSwapped(int a, int b) {
 
 void ClusterLog::OnCleared(store::Shard& shard) {
   if (!Recording()) return;
-  const int count = s_.dbs.shards_per_db();
-  Append(s_.dbs.DbOf(shard),
+  const int count = p_.dbs.shards_per_db();
+  Append(p_.dbs.DbOf(shard),
          [&](std::string* out) { journal::EncodeFlushShard(out, shard.index() % count, count); });
 }
 
@@ -226,13 +230,13 @@ void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, bool effects,
     // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as
     // a follower's reads, or as a leader that would grant a key the cluster still holds); a
     // restart replays the log into an empty keyspace.
-    s_.log->critical(
+    p_.log.critical(
         "Raft: this node lost leadership with writes not committed (records {}..{}: {}); its "
         "keyspace may hold them, so it stops. Restart it: it rebuilds its keyspace from the log",
         unsettled + 1, upto, r.error);
-    s_.raft_follower.store(true);
+    p_.raft_follower.store(true);
     failed_ = true;
-    if (s_.request_shutdown) s_.request_shutdown();
+    if (p_.request_shutdown) p_.request_shutdown();
   }
 }
 
@@ -291,13 +295,13 @@ void ClusterLog::RefreshRole() {
   const bool leader = st.role == NodeStatus::Role::kLeader && st.leader_ready && !dirty_;
   // Before it grants: its tokens start at its term's floor, above every earlier term's
   // (docs/CLUSTER.md, "Fencing tokens").
-  if (leader) s_.locks.tokens().UseTermFloor(st.term);
+  if (leader) p_.locks.tokens().UseTermFloor(st.term);
   if (leader_.exchange(leader) != leader) {
-    s_.log->info("Raft node {}: {} (term {})", config_.id,
+    p_.log.info("Raft node {}: {} (term {})", config_.id,
                  leader ? "leader, accepting writes" : "follower, read-only", st.term);
     if (!leader) CloseClientsOnDemotion();
   }
-  s_.raft_follower.store(!leader, std::memory_order_release);
+  p_.raft_follower.store(!leader, std::memory_order_release);
 }
 
 // A leader that steps down alive closes its clients, as Sentinel has a demoted master do
@@ -305,37 +309,37 @@ void ClusterLog::RefreshRole() {
 // instead of meeting -READONLY, which ioredis does not follow (docs/CLUSTER.md).
 void ClusterLog::CloseClientsOnDemotion() {
   std::size_t closed = 0;
-  s_.clients.ForEach([&](ClientInfo& c) {
+  p_.clients.ForEach([&](ClientInfo& c) {
     if (!c.kill) return;  // a REST request's session: nothing to close
     c.kill();
     ++closed;
   });
   if (closed > 0)
-    s_.log->info("Raft node {}: closed {} client(s) on stepping down", config_.id, closed);
+    p_.log.info("Raft node {}: closed {} client(s) on stepping down", config_.id, closed);
 }
 
 void ClusterLog::Apply(EntryId id, std::string_view payload) {
   if (payload.size() < kNonceBytes) {
-    s_.log->warn("Raft entry {} is too short to be latchd's; skipped", id.index);
+    p_.log.warn("Raft entry {} is too short to be latchd's; skipped", id.index);
     return;
   }
   if (GetU64(payload) == nonce_) return;  // proposed here: already in this keyspace
   // Deadlines are relative to this moment (the header comment): a time base of 0.
-  const TimeSnapshot now{s_.clock->MonoMs(), 0, 0};
-  const journal::Databases dbs{s_.dbs,
-                               [this](int db) -> store::Keyspace& { return s_.Database(db); }};
+  const TimeSnapshot now{p_.clock.MonoMs(), 0, 0};
+  const journal::Databases dbs{p_.dbs,
+                               [this](int db) -> store::Keyspace& { return p_.database(db); }};
   std::string error;
   t_applying = true;
   const bool ok =
-      journal::ApplyRecords(payload.substr(kNonceBytes), dbs, s_.locks.tokens(), now, &error);
+      journal::ApplyRecords(payload.substr(kNonceBytes), dbs, p_.locks.tokens(), now, &error);
   t_applying = false;
   if (!ok) {
     // A node that cannot apply the log must not serve what it holds.
-    s_.log->critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
+    p_.log.critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
                      error);
-    s_.raft_follower.store(true);
+    p_.raft_follower.store(true);
     failed_ = true;
-    if (s_.request_shutdown) s_.request_shutdown();
+    if (p_.request_shutdown) p_.request_shutdown();
   }
 }
 

@@ -38,17 +38,43 @@
 #include "journal/reply_log.h"
 #include "store/key_events.h"
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
 namespace latch {
-struct ServerState;
+class Clock;
+class ClientRegistry;
+class KeyEventRouter;
+namespace store {
+class Keyspace;
+class KeyspaceSet;
+class LockTables;
+}  // namespace store
 }  // namespace latch
 
 namespace latch::cluster {
+
+// What the log uses of the server (server_state.h builds it): the keyspace it records and
+// applies, the fencing tokens, the key-event seam it listens on, the clients it closes when
+// the node steps down, the follower flag the dispatcher reads, and the way to stop the node.
+struct ClusterParts {
+  spdlog::logger& log;
+  const Clock& clock;
+  store::KeyspaceSet& dbs;
+  std::function<store::Keyspace&(int db)> database;  // ServerState::Database: made on first use
+  store::LockTables& locks;
+  KeyEventRouter& key_events;
+  ClientRegistry& clients;
+  std::atomic<bool>& raft_follower;
+  // ServerState::request_shutdown (set before any node starts).
+  const std::function<void()>& request_shutdown;
+};
 
 class ClusterLog final : public store::KeyEvents, public StateMachine, public journal::ReplyLog {
  public:
   // Starts the Raft node (throws std::runtime_error when libraft cannot) and the proposer.
   // Attach() then installs the listener; the caller does it before any worker runs.
-  ClusterLog(ServerState& s, RaftConfig config);
+  ClusterLog(ClusterParts parts, RaftConfig config);
   ~ClusterLog() override;
   ClusterLog(const ClusterLog&) = delete;
   ClusterLog& operator=(const ClusterLog&) = delete;
@@ -99,7 +125,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void RenewLease();  // the proposer's, after RefreshRole
   bool Recording() const;
 
-  ServerState& s_;
+  ClusterParts p_;
   RaftConfig config_;
   const std::uint64_t nonce_;
   std::unique_ptr<RaftNode> node_;

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cluster/cluster_hooks.h"
+#include "cluster_node.h"
 #include "commands/acl_gate.h"
 #include "commands/arg_parse.h"
 #include "commands/client_pause.h"

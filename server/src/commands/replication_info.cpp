@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cluster/cluster_hooks.h"
+#include "cluster_node.h"
 #include "commands/context.h"
 #include "server_state.h"
 

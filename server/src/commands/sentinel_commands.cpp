@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "cluster/cluster_hooks.h"
+#include "cluster_node.h"
 #include "commands/arg_parse.h"
 #include "commands/command_table.h"
 #include "commands/context.h"

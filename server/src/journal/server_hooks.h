@@ -33,7 +33,7 @@ inline constexpr std::string_view kLoadingError = "LOADING Redis is loading the 
 std::uint64_t AppendedSeq(const ReplyHold& s);
 // True when the replies must wait for record `seq` to be on disk; `resume` then runs on `on`
 // (the caller's io_context) once it is, posted together with the batch's other resumes there.
-// On a cluster node (cluster/cluster_hooks.h) "on disk" is "committed by a Raft majority";
+// On a cluster node (cluster_node.h) "on disk" is "committed by a Raft majority";
 // `lost`, when given, runs instead of `resume` if it may never be (without: `resume`).
 bool HoldUntilDurable(const ReplyHold& s, std::uint64_t seq, boost::asio::io_context& on,
                       std::function<void()> resume, std::function<void()> lost = {});

@@ -1,7 +1,7 @@
-// cluster_hooks.h when latchd is built without libraft (LATCH_CLUSTER off).
+// cluster_node.h when latchd is built without libraft (LATCH_CLUSTER off).
 #include <stdexcept>
 
-#include "cluster/cluster_hooks.h"
+#include "cluster_node.h"
 #include "server_state.h"
 
 namespace latch::cluster {

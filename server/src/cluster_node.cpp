@@ -1,4 +1,4 @@
-#include "cluster/cluster_hooks.h"
+#include "cluster_node.h"
 
 #include <chrono>
 #include <stdexcept>
@@ -18,7 +18,16 @@ void StartNode(ServerState& s) {
     if (auto refused = ResolveRaftConfig(s.options, &config)) throw std::runtime_error(*refused);
   }
   if (s.cluster) return;  // started before (a server started again after stop())
-  s.cluster = std::make_shared<ClusterLog>(s, std::move(config));
+  ClusterParts parts{*s.log,
+                     *s.clock,
+                     s.dbs,
+                     [&s](int db) -> store::Keyspace& { return s.Database(db); },
+                     s.locks,
+                     s.key_events,
+                     s.clients,
+                     s.raft_follower,
+                     s.request_shutdown};
+  s.cluster = std::make_shared<ClusterLog>(std::move(parts), std::move(config));
   s.cluster->Attach();
   s.reply_log = s.cluster.get();
 }

@@ -1,7 +1,8 @@
 #pragma once
-// The server's few entry points into a cluster node (cluster_log.h), kept in one light header.
-// Built from cluster_hooks.cpp when latch_cluster (libraft) is, else from
-// cluster_hooks_none.cpp, where raft-peers stops start-up.
+// The server's few entry points into a cluster node (cluster/cluster_log.h), kept in one light
+// header: the wiring of the node from the server's state (the state layer; cluster/ itself
+// gets only the parts it uses, ClusterParts). Built from cluster_node.cpp when latch_cluster
+// (libraft) is, else from cluster_node_none.cpp, where raft-peers stops start-up.
 #include "cluster/cluster_log_view.h"
 
 namespace latch {
