@@ -9,16 +9,16 @@
 #include <random>
 #include <stdexcept>
 
+#include "client_registry.h"
 #include "journal/container_records.h"
 #include "journal/journal.h"
 #include "journal/loader.h"
 #include "journal/record_codec.h"
-#include "client_registry.h"
 #include "key_event_router.h"
 #include "latch/clock.h"
-#include "store/lock_table.h"
 #include "store/keyspace.h"
 #include "store/keyspace_set.h"
+#include "store/lock_table.h"
 
 namespace latch::cluster {
 namespace {
@@ -298,7 +298,7 @@ void ClusterLog::RefreshRole() {
   if (leader) p_.locks.tokens().UseTermFloor(st.term);
   if (leader_.exchange(leader) != leader) {
     p_.log.info("Raft node {}: {} (term {})", config_.id,
-                 leader ? "leader, accepting writes" : "follower, read-only", st.term);
+                leader ? "leader, accepting writes" : "follower, read-only", st.term);
     if (!leader) CloseClientsOnDemotion();
   }
   p_.raft_follower.store(!leader, std::memory_order_release);
@@ -336,7 +336,7 @@ void ClusterLog::Apply(EntryId id, std::string_view payload) {
   if (!ok) {
     // A node that cannot apply the log must not serve what it holds.
     p_.log.critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
-                     error);
+                    error);
     p_.raft_follower.store(true);
     failed_ = true;
     if (p_.request_shutdown) p_.request_shutdown();
