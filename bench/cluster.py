@@ -40,6 +40,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run as R  # noqa: E402
+from benchkit.http import Conn  # noqa: E402
 from benchkit.procs import free_port  # noqa: E402
 from benchkit.report import machine  # noqa: E402
 
@@ -218,47 +219,41 @@ def etcd_try_put(port, key):
         return False
 
 
-# The etcd load: CLIENTS keep-alive HTTP/1.1 connections, each looping lease grant -> txn
-# (put if absent, with the lease) -> lease revoke, for `seconds`.
-async def http_post(reader, writer, port, path, body):
-    data = json.dumps(body).encode()
-    writer.write(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: %d\r\n\r\n" % (path.encode(), port, len(data)) + data)
-    head = await reader.readuntil(b"\r\n\r\n")
-    length = 0
-    for line in head.split(b"\r\n"):
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":", 1)[1])
-    return json.loads(await reader.readexactly(length)) if length else {}
+# The etcd load: CLIENTS keep-alive HTTP/1.1 connections (benchkit.http), each looping lease
+# grant -> txn (put if absent, with the lease) -> lease revoke, for `seconds`.
+async def etcd_call(conn, path, body):
+    status, data = await conn.request("POST", path, body, timeout=10.0)
+    if status != 200:
+        raise OSError("etcd %s: HTTP %d %s" % (path, status, data[:200]))
+    return json.loads(data or b"{}")
 
 
 async def etcd_client(port, client, deadline, out):
     import random
     rng = random.Random(client)
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    conn = Conn(port)
     owner = "owner-%06d" % client
     try:
         while time.monotonic() < deadline:
             key = "lock:%012d" % rng.randrange(KEYS)
             t0 = time.monotonic()
-            lease = await http_post(reader, writer, port, "/v3/lease/grant",
-                                    {"TTL": TTL_MS // 1000})
+            lease = await etcd_call(conn, "/v3/lease/grant", {"TTL": TTL_MS // 1000})
             lid = lease.get("ID")
             if lid is None:
                 out["errors"] += 1
                 continue
-            txn = await http_post(reader, writer, port, "/v3/kv/txn", {
+            txn = await etcd_call(conn, "/v3/kv/txn", {
                 "compare": [{"key": b64(key), "target": "CREATE", "create_revision": "0"}],
                 "success": [{"request_put": {"key": b64(key), "value": b64(owner),
                                              "lease": lid}}]})
-            await http_post(reader, writer, port, "/v3/lease/revoke", {"ID": lid})
+            await etcd_call(conn, "/v3/lease/revoke", {"ID": lid})
             if txn.get("succeeded"):
                 out["cycles"] += 1
                 out["lat"].append(time.monotonic() - t0)
             else:
                 out["refused"] += 1
     finally:
-        writer.close()
+        await conn.close()
 
 
 def etcd_load(port, seconds):
