@@ -5,7 +5,9 @@
 #include "cluster/latchd_cluster.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include "support/free_port.h"
 #include "support/raw_connection.h"
 #include "support/server_process.h"
+#include "support/shell.h"
 
 namespace latch::test {
 namespace {
@@ -271,6 +274,26 @@ TEST(LatchdCluster, BadRaftConfigurationStopsStartUp) {
                 "this node (raft-id 3) is not in raft-peers");
   ExpectRefused({"--raft-peers", "1=127.0.0.1:" + r1 + ":" + c1},
                 "raft-peers is set but raft-id is not");
+  // A Raft port another process holds: said as such (libraft's own message is empty).
+  const int taken = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sa.sin_port = htons(static_cast<std::uint16_t>(std::stoi(r1)));
+  ASSERT_EQ(::bind(taken, reinterpret_cast<const sockaddr*>(&sa), sizeof sa), 0);
+  ASSERT_EQ(::listen(taken, 1), 0);
+  // (Run directly: the process harness would take "Address already in use" for its own client
+  // port and retry on another.)
+  const std::string dir = ::testing::TempDir() + "latch-raft-taken-" + std::to_string(::getpid());
+  const auto [out, status] =
+      RunShellCommand(std::string(LATCHD_PATH) + " --port " + c1 +
+                      " --bind 127.0.0.1 --raft-id 1 --raft-peers '1=127.0.0.1:" + r1 + ":" + c1 +
+                      "' --raft-dir " + dir);
+  ::close(taken);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("raft-addr 127.0.0.1:" + r1 + ": Address already in use"), std::string::npos)
+      << out;
 }
 
 }  // namespace

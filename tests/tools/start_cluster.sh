@@ -9,36 +9,55 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(work_dir)"
 
 # Three client ports and the three Raft ports 1000 above them, all free right now.
-base=""
-for _ in $(seq 50); do
-  candidate="$(free_port)"
-  (( candidate + 1002 < 65536 )) || continue
-  ok=1
-  for p in $candidate $((candidate + 1)) $((candidate + 2)) $((candidate + 1000)) \
-    $((candidate + 1001)) $((candidate + 1002)); do
-    if ! python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$p" 2>/dev/null; then
-      ok=0
-      break
-    fi
+pick_base() {
+  local candidate p ok
+  for _ in $(seq 50); do
+    candidate="$(free_port)"
+    (( candidate + 1002 < 65536 )) || continue
+    ok=1
+    for p in $candidate $((candidate + 1)) $((candidate + 2)) $((candidate + 1000)) \
+      $((candidate + 1001)) $((candidate + 1002)); do
+      if ! python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$p" 2>/dev/null; then
+        ok=0
+        break
+      fi
+    done
+    if (( ok )); then echo "$candidate"; return 0; fi
   done
-  if (( ok )); then base=$candidate; break; fi
-done
-[[ -n "$base" ]] || fail "no run of free ports found"
+  return 1
+}
 
-# setsid: its own process group, so that the SIGINT below reaches the script as Ctrl-C would.
-LATCHD="$latchd" BASE_PORT="$base" CLUSTER_DIR="$dir/cluster" \
-  setsid bash "$root/scripts/start-cluster.sh" >"$dir/out.log" 2>&1 &
-script=$!
-_started_pids+=("$script")
-for _ in $(seq 300); do
-  grep -q 'leader on' "$dir/out.log" && break
-  if ! kill -0 "$script" 2>/dev/null; then
-    cat "$dir/out.log" "$dir"/cluster/node*/latchd.log
-    fail "start-cluster.sh exited"
-  fi
-  sleep 0.1
+# Starts the script on free ports; 0 once it reports its leader, 2 when a port was taken
+# between the check and a node's bind (another process's outgoing connection can take any
+# port of the ephemeral range meanwhile: then new ports, at most 3 tries), 1 otherwise.
+start_on_free_ports() {
+  base="$(pick_base)" || fail "no run of free ports found"
+  rm -rf "$dir/cluster" "$dir/out.log"
+  # setsid: its own process group, so that SIGINT reaches the script as Ctrl-C would.
+  LATCHD="$latchd" BASE_PORT="$base" CLUSTER_DIR="$dir/cluster" \
+    setsid bash "$root/scripts/start-cluster.sh" >"$dir/out.log" 2>&1 &
+  script=$!
+  _started_pids+=("$script")
+  for _ in $(seq 300); do
+    grep -q 'leader on' "$dir/out.log" && return 0
+    if ! kill -0 "$script" 2>/dev/null; then
+      if grep -q -i 'address already in use' "$dir"/cluster/node*/latchd.log; then return 2; fi
+      cat "$dir/out.log" "$dir"/cluster/node*/latchd.log
+      return 1
+    fi
+    sleep 0.1
+  done
+  cat "$dir/out.log"
+  return 1
+}
+
+for attempt in 1 2 3; do
+  rc=0
+  start_on_free_ports || rc=$?
+  (( rc == 2 && attempt < 3 )) && { echo "a port was taken meanwhile; new ports"; continue; }
+  (( rc == 0 )) || fail "start-cluster.sh did not report a leader within 30 s"
+  break
 done
-grep -q 'leader on' "$dir/out.log" || { cat "$dir/out.log"; fail "no leader reported in 30 s"; }
 leader="$(sed -n 's/.*leader on \([0-9]*\).*/\1/p' "$dir/out.log")"
 
 [[ "$(redis-cli -p "$leader" SET lock:a owner NX PX 30000)" == OK ]] || fail "SET NX on the leader"

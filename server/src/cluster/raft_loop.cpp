@@ -2,16 +2,46 @@
 // thread, except Loop::Open (before the thread starts).
 #include "cluster/raft_loop.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
 
 namespace latch::cluster {
 namespace {
+
+// libraft 0.15 reports a Raft port it cannot bind with an empty message: a bind of the same
+// address, just before, names the cause ("Address already in use"). Empty when it binds.
+std::string RaftAddressBindError(const std::string& address) {
+  const auto colon = address.rfind(':');
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  if (colon == std::string::npos ||
+      ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr) != 1) {
+    return {};
+  }
+  sa.sin_port = htons(static_cast<std::uint16_t>(std::atoi(address.c_str() + colon + 1)));
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {};
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as libuv binds
+  std::string error;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) {
+    error = std::strerror(errno);
+  }
+  ::close(fd);
+  return error;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -140,7 +170,13 @@ void RaftNode::Loop::Open() {
   // not depose a healthy leader.
   raft_set_pre_vote(&raft, true);
   // Loads the log (and restores the last snapshot through FsmRestore) and binds the port.
-  if ((rv = raft_start(&raft)) != 0) close_and_fail("raft_start", raft_errmsg(&raft));
+  if (const std::string taken = RaftAddressBindError(options.address); !taken.empty()) {
+    close_and_fail("raft-addr " + options.address, taken);
+  }
+  if ((rv = raft_start(&raft)) != 0) {
+    std::string msg = raft_errmsg(&raft);
+    close_and_fail("raft_start on " + options.address, msg.empty() ? raft_strerror(rv) : msg);
+  }
   uv_async_init(&uv, &wake, [](uv_async_t* h) { static_cast<Loop*>(h->data)->Drain(); });
   wake.data = this;
   uv_check_init(&uv, &check);
