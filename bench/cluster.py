@@ -49,7 +49,40 @@ CLIENTS, KEYS, TTL_MS = 50, 1000, 5000
 
 # ---------------------------------------------------------------- latch cluster
 
-class LatchCluster:
+class Members:
+    """n server processes on loopback; subclasses say how to start one and which leads."""
+
+    stop_timeout = 10
+
+    def wait_leader(self, seconds, exclude=()):
+        """The index of a leader that acknowledges a write, within `seconds`, or None."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for i in range(self.n):
+                if i in exclude or self.procs[i] is None or self.procs[i].poll() is not None:
+                    continue
+                if self.leads(i):
+                    return i
+            time.sleep(0.05)
+        return None
+
+    def kill(self, i):
+        self.procs[i].send_signal(signal.SIGKILL)
+        self.procs[i].wait(timeout=10)
+
+    def stop(self):
+        for p in self.procs:
+            if p is not None and p.poll() is None:
+                p.terminate()
+        for p in self.procs:
+            if p is not None:
+                try:
+                    p.wait(timeout=self.stop_timeout)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+
+
+class LatchCluster(Members):
     """n latchd processes as one Raft cluster on loopback."""
 
     def __init__(self, latchd, n, root, log_dir):
@@ -88,32 +121,8 @@ class LatchCluster:
         except (OSError, ConnectionError, ValueError):
             return None
 
-    def wait_leader(self, seconds, exclude=()):
-        """The index of a leader that acknowledges a write, within `seconds`, or None."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            for i in range(self.n):
-                if i in exclude or self.procs[i] is None or self.procs[i].poll() is not None:
-                    continue
-                if self.role(i) == "master" and try_set(self.ports[i], "probe:leader"):
-                    return i
-            time.sleep(0.05)
-        return None
-
-    def kill(self, i):
-        self.procs[i].send_signal(signal.SIGKILL)
-        self.procs[i].wait(timeout=10)
-
-    def stop(self):
-        for p in self.procs:
-            if p is not None and p.poll() is None:
-                p.terminate()
-        for p in self.procs:
-            if p is not None:
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+    def leads(self, i):
+        return self.role(i) == "master" and try_set(self.ports[i], "probe:leader")
 
 
 def try_set(port, key, timeout=0.5):
@@ -130,8 +139,10 @@ def try_set(port, key, timeout=0.5):
 
 # ---------------------------------------------------------------- etcd
 
-class Etcd:
+class Etcd(Members):
     """n etcd members on loopback (v3 API over its JSON gateway)."""
+
+    stop_timeout = 15
 
     def __init__(self, n, root, log_dir):
         self.n, self.root, self.log_dir = n, root, log_dir
@@ -167,33 +178,10 @@ class Etcd:
         except OSError:
             return None
 
-    def wait_leader(self, seconds, exclude=()):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            for i in range(self.n):
-                if i in exclude or self.procs[i].poll() is not None:
-                    continue
-                st = self.status(i)
-                if st and st.get("leader") and st["leader"] == st["header"].get("member_id"):
-                    if etcd_try_put(self.ports[i], "probe:leader"):
-                        return i
-            time.sleep(0.05)
-        return None
-
-    def kill(self, i):
-        self.procs[i].send_signal(signal.SIGKILL)
-        self.procs[i].wait(timeout=10)
-
-    def stop(self):
-        for p in self.procs:
-            if p is not None and p.poll() is None:
-                p.terminate()
-        for p in self.procs:
-            if p is not None:
-                try:
-                    p.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+    def leads(self, i):
+        st = self.status(i)
+        return bool(st and st.get("leader") and st["leader"] == st["header"].get("member_id")
+                    and etcd_try_put(self.ports[i], "probe:leader"))
 
 
 def b64(s):
