@@ -7,20 +7,13 @@
 
 #include "cluster_node.h"
 #include "commands/context.h"
+#include "latch/protocol/info_line.h"
 #include "server_state.h"
 
 namespace latch {
 namespace {
 
-void InfoLine(std::string* s, std::string_view key, std::string_view value) {
-  s->append(key);
-  s->push_back(':');
-  s->append(value);
-  s->append("\r\n");
-}
-void InfoLine(std::string* s, std::string_view key, std::int64_t value) {
-  InfoLine(s, key, std::to_string(value));
-}
+using protocol::AppendInfoLine;
 
 // The replicas a master reports: the followers the leader heard from within an election
 // timeout (Redis lists connected replicas only). None on a single node.
@@ -35,17 +28,17 @@ std::vector<const cluster::ClusterView::Member*> OnlineReplicas(const cluster::C
 
 // Redis 7.0's master lines, with the Raft applied index as the replication offset.
 void AppendMaster(const cluster::ClusterView& v, std::string* s) {
-  InfoLine(s, "role", "master");
+  AppendInfoLine(s, "role", "master");
   const auto replicas = OnlineReplicas(v);
-  InfoLine(s, "connected_slaves", static_cast<std::int64_t>(replicas.size()));
+  AppendInfoLine(s, "connected_slaves", static_cast<std::int64_t>(replicas.size()));
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     const auto& r = *replicas[i];
-    InfoLine(s, "slave" + std::to_string(i),
-             "ip=" + r.host + ",port=" + std::to_string(r.port) + ",state=online,offset=" +
-                 std::to_string(r.offset) + ",lag=" + std::to_string(r.lag_s));
+    AppendInfoLine(s, "slave" + std::to_string(i),
+                   "ip=" + r.host + ",port=" + std::to_string(r.port) + ",state=online,offset=" +
+                       std::to_string(r.offset) + ",lag=" + std::to_string(r.lag_s));
   }
-  InfoLine(s, "master_failover_state", "no-failover");
-  InfoLine(s, "master_repl_offset", static_cast<std::int64_t>(v.applied_index));
+  AppendInfoLine(s, "master_failover_state", "no-failover");
+  AppendInfoLine(s, "master_repl_offset", static_cast<std::int64_t>(v.applied_index));
 }
 
 // Redis 7.0's replica lines. The link is "up" while this node hears from a leader (libraft
@@ -54,21 +47,21 @@ void AppendMaster(const cluster::ClusterView& v, std::string* s) {
 void AppendReplica(const cluster::ClusterView& v, std::string* s) {
   const cluster::ClusterView::Member* leader = v.leader();
   const auto offset = static_cast<std::int64_t>(v.applied_index);
-  InfoLine(s, "role", "slave");
-  InfoLine(s, "master_host", leader != nullptr ? leader->host : "?");
-  InfoLine(s, "master_port", leader != nullptr ? leader->port : 0);
-  InfoLine(s, "master_link_status", leader != nullptr ? "up" : "down");
-  InfoLine(s, "master_last_io_seconds_ago", leader != nullptr ? 0 : -1);
-  InfoLine(s, "master_sync_in_progress", 0);
-  InfoLine(s, "slave_read_repl_offset", offset);
-  InfoLine(s, "slave_repl_offset", offset);
-  if (leader == nullptr) InfoLine(s, "master_link_down_since_seconds", -1);
-  InfoLine(s, "slave_priority", 100);
-  InfoLine(s, "slave_read_only", 1);
-  InfoLine(s, "replica_announced", 1);
-  InfoLine(s, "connected_slaves", 0);
-  InfoLine(s, "master_failover_state", "no-failover");
-  InfoLine(s, "master_repl_offset", offset);
+  AppendInfoLine(s, "role", "slave");
+  AppendInfoLine(s, "master_host", leader != nullptr ? leader->host : "?");
+  AppendInfoLine(s, "master_port", leader != nullptr ? leader->port : 0);
+  AppendInfoLine(s, "master_link_status", leader != nullptr ? "up" : "down");
+  AppendInfoLine(s, "master_last_io_seconds_ago", leader != nullptr ? 0 : -1);
+  AppendInfoLine(s, "master_sync_in_progress", 0);
+  AppendInfoLine(s, "slave_read_repl_offset", offset);
+  AppendInfoLine(s, "slave_repl_offset", offset);
+  if (leader == nullptr) AppendInfoLine(s, "master_link_down_since_seconds", -1);
+  AppendInfoLine(s, "slave_priority", 100);
+  AppendInfoLine(s, "slave_read_only", 1);
+  AppendInfoLine(s, "replica_announced", 1);
+  AppendInfoLine(s, "connected_slaves", 0);
+  AppendInfoLine(s, "master_failover_state", "no-failover");
+  AppendInfoLine(s, "master_repl_offset", offset);
 }
 
 }  // namespace

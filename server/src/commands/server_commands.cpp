@@ -23,6 +23,7 @@
 #include "config/log_setup.h"
 #include "journal/persistence.h"
 #include "latch/protocol/error_arg.h"
+#include "latch/protocol/info_line.h"
 #include "metrics/command_stats.h"
 #include "metrics/keyspace_info.h"
 #include "report/stats_registry.h"
@@ -35,16 +36,7 @@
 namespace latch {
 namespace {
 
-void Line(std::string* s, std::string_view key, const std::string& value) {
-  s->append(key);
-  s->push_back(':');
-  s->append(value);
-  s->append("\r\n");
-}
-
-void Line(std::string* s, std::string_view key, std::uint64_t value) {
-  Line(s, key, std::to_string(value));
-}
+using protocol::AppendInfoLine;
 
 std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sections) {
   auto wants = [&](std::string_view name, bool in_default) {
@@ -62,21 +54,21 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   std::int64_t uptime_ms = ctx.now.mono_ms - st.start_mono_ms;
   if (wants("server", true)) {
     s.append("# Server\r\n");
-    Line(&s, "redis_version", std::string("7.0.15"));
-    Line(&s, "latch_version", std::string(LATCH_VERSION));
-    Line(&s, "redis_mode", std::string("standalone"));
-    Line(&s, "os", std::string("Linux"));
-    Line(&s, "arch_bits", std::string("64"));
-    Line(&s, "multiplexing_api", std::string("epoll"));
-    Line(&s, "process_id", static_cast<std::uint64_t>(getpid()));
-    Line(&s, "run_id", st.run_id);
-    Line(&s, "tcp_port", static_cast<std::uint64_t>(st.tcp_port));
-    Line(&s, "server_time_usec", static_cast<std::uint64_t>(ctx.now.wall_us));
-    Line(&s, "uptime_in_seconds", static_cast<std::uint64_t>(uptime_ms / 1000));
-    Line(&s, "uptime_in_days", static_cast<std::uint64_t>(uptime_ms / 86400000));
-    Line(&s, "io_threads_active", static_cast<std::uint64_t>(st.io_threads > 1));
-    Line(&s, "io_threads", static_cast<std::uint64_t>(st.io_threads));
-    Line(&s, "shards", static_cast<std::uint64_t>(st.dbs.shards_per_db()));
+    AppendInfoLine(&s, "redis_version", std::string("7.0.15"));
+    AppendInfoLine(&s, "latch_version", std::string(LATCH_VERSION));
+    AppendInfoLine(&s, "redis_mode", std::string("standalone"));
+    AppendInfoLine(&s, "os", std::string("Linux"));
+    AppendInfoLine(&s, "arch_bits", std::string("64"));
+    AppendInfoLine(&s, "multiplexing_api", std::string("epoll"));
+    AppendInfoLine(&s, "process_id", static_cast<std::uint64_t>(getpid()));
+    AppendInfoLine(&s, "run_id", st.run_id);
+    AppendInfoLine(&s, "tcp_port", static_cast<std::uint64_t>(st.tcp_port));
+    AppendInfoLine(&s, "server_time_usec", static_cast<std::uint64_t>(ctx.now.wall_us));
+    AppendInfoLine(&s, "uptime_in_seconds", static_cast<std::uint64_t>(uptime_ms / 1000));
+    AppendInfoLine(&s, "uptime_in_days", static_cast<std::uint64_t>(uptime_ms / 86400000));
+    AppendInfoLine(&s, "io_threads_active", static_cast<std::uint64_t>(st.io_threads > 1));
+    AppendInfoLine(&s, "io_threads", static_cast<std::uint64_t>(st.io_threads));
+    AppendInfoLine(&s, "shards", static_cast<std::uint64_t>(st.dbs.shards_per_db()));
     s.append("\r\n");
   }
   if (wants("clients", true)) {
@@ -87,8 +79,8 @@ std::string InfoText(CommandContext& ctx, std::span<const std::string_view> sect
   if (wants("memory", true)) {
     s.append("# Memory\r\n");
     AppendInfoStats(&s, st, InfoSection::kMemory);
-    Line(&s, "maxmemory_policy", std::string("noeviction"));
-    Line(&s, "mem_allocator", std::string("libc"));
+    AppendInfoLine(&s, "maxmemory_policy", std::string("noeviction"));
+    AppendInfoLine(&s, "mem_allocator", std::string("libc"));
     s.append("\r\n");
   }
   if (wants("persistence", true)) {
@@ -318,12 +310,21 @@ void ShutdownCommand(CommandContext& ctx) {
   bool nosave = false, save = false, abort = false, other = false;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     switch (FoldWord(ctx.arg(i))) {
-      case Word("nosave"): nosave = true; break;
-      case Word("save"): save = true; break;
+      case Word("nosave"):
+        nosave = true;
+        break;
+      case Word("save"):
+        save = true;
+        break;
       case Word("now"):
-      case Word("force"): other = true; break;
-      case Word("abort"): abort = true; break;
-      default: return ctx.out.Error(errors::kSyntax);
+      case Word("force"):
+        other = true;
+        break;
+      case Word("abort"):
+        abort = true;
+        break;
+      default:
+        return ctx.out.Error(errors::kSyntax);
     }
   }
   if ((abort && (nosave || save || other)) || (nosave && save)) {
@@ -341,61 +342,95 @@ void ShutdownCommand(CommandContext& ctx) {
     ScriptsFor(ctx).KillForShutdown();
   }
   if (save) {
-    ctx.server.log->warn("SHUTDOWN SAVE refused: latchd keeps no data on disk (use SHUTDOWN NOSAVE).");
+    ctx.server.log->warn(
+        "SHUTDOWN SAVE refused: latchd keeps no data on disk (use SHUTDOWN NOSAVE).");
     return ctx.out.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   }
-  if (!ctx.server.request_shutdown) return ctx.out.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+  if (!ctx.server.request_shutdown)
+    return ctx.out.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   ctx.session.close_after_reply = true;  // closed without a reply, as Redis does
   ctx.server.request_shutdown();
 }
 
 CommandSpec ConfigSub(std::string name, int arity, CommandHandler h, std::string_view summary,
                       std::string_view since) {
-  return CommandSpec{.name = std::move(name), .arity = arity,
-                     .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, .handler = h,
-                     .group = "server", .summary = summary, .since = since};
+  return CommandSpec{.name = std::move(name),
+                     .arity = arity,
+                     .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+                     .handler = h,
+                     .group = "server",
+                     .summary = summary,
+                     .since = since};
 }
 
 }  // namespace
 
 void RegisterServerCommands(CommandTable& t) {
-  t.Add({.name = "info", .arity = -1, .flags = kCmdLoading | kCmdStale, .handler = InfoCommand,
-         .group = "server", .summary = "Returns information and statistics about the server.",
+  t.Add({.name = "info",
+         .arity = -1,
+         .flags = kCmdLoading | kCmdStale,
+         .handler = InfoCommand,
+         .group = "server",
+         .summary = "Returns information and statistics about the server.",
          .since = "1.0.0"});
-  t.Add({.name = "time", .arity = 1, .flags = kCmdFast | kCmdLoading | kCmdStale,
-         .handler = TimeCommand, .group = "server", .summary = "Returns the server time.",
+  t.Add({.name = "time",
+         .arity = 1,
+         .flags = kCmdFast | kCmdLoading | kCmdStale,
+         .handler = TimeCommand,
+         .group = "server",
+         .summary = "Returns the server time.",
          .since = "2.6.0"});
-  t.Add({.name = "role", .arity = 1, .flags = kCmdNoScript | kCmdFast | kCmdLoading | kCmdStale,
-         .handler = RoleCommand, .group = "server",
-         .summary = "Returns the replication role.", .since = "2.8.12"});
-  t.Add({.name = "lastsave", .arity = 1, .flags = kCmdFast | kCmdLoading | kCmdStale,
-         .handler = LastSaveCommand, .group = "server",
+  t.Add({.name = "role",
+         .arity = 1,
+         .flags = kCmdNoScript | kCmdFast | kCmdLoading | kCmdStale,
+         .handler = RoleCommand,
+         .group = "server",
+         .summary = "Returns the replication role.",
+         .since = "2.8.12"});
+  t.Add({.name = "lastsave",
+         .arity = 1,
+         .flags = kCmdFast | kCmdLoading | kCmdStale,
+         .handler = LastSaveCommand,
+         .group = "server",
          .summary = "Returns the Unix timestamp of the last successful save to disk.",
          .since = "1.0.0"});
-  t.Add({.name = "debug", .arity = -2, .flags = kCmdAdmin | kCmdNoScript | kCmdLoading,
-         .handler = DebugCommand, .group = "server",
-         .summary = "A container for debugging commands.", .since = "1.0.0"});
-  t.Add({.name = "shutdown", .arity = -1,
-         .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdAllowBusy |
-                  kCmdTxControl,
-         .handler = ShutdownCommand, .group = "server",
-         .summary = "Synchronously saves the database(s) to disk and shuts down the Redis "
-                    "server.",
+  t.Add({.name = "debug",
+         .arity = -2,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdLoading,
+         .handler = DebugCommand,
+         .group = "server",
+         .summary = "A container for debugging commands.",
          .since = "1.0.0"});
-  CommandSpec config{.name = "config", .arity = -2, .group = "server",
+  t.Add(
+      {.name = "shutdown",
+       .arity = -1,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdAllowBusy | kCmdTxControl,
+       .handler = ShutdownCommand,
+       .group = "server",
+       .summary = "Synchronously saves the database(s) to disk and shuts down the Redis "
+                  "server.",
+       .since = "1.0.0"});
+  CommandSpec config{.name = "config",
+                     .arity = -2,
+                     .group = "server",
                      .summary = "A container for server configuration commands.",
                      .since = "2.0.0"};
   config.subcommands.push_back(ConfigSub("config|get", -3, ConfigGetCommand,
                                          "Returns the effective values of configuration "
-                                         "parameters.", "2.0.0"));
+                                         "parameters.",
+                                         "2.0.0"));
   config.subcommands.push_back(ConfigSub("config|set", -4, ConfigSetCommand,
                                          "Sets configuration parameters in-flight.", "2.0.0"));
   config.subcommands.push_back(ConfigSub("config|resetstat", 2, ConfigResetStatCommand,
                                          "Resets the server's statistics.", "2.0.0"));
-  config.subcommands.push_back(CommandSpec{
-      .name = "config|help", .arity = 2, .flags = kCmdLoading | kCmdStale,
-      .handler = ConfigHelpCommand, .group = "server",
-      .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0"});
+  config.subcommands.push_back(
+      CommandSpec{.name = "config|help",
+                  .arity = 2,
+                  .flags = kCmdLoading | kCmdStale,
+                  .handler = ConfigHelpCommand,
+                  .group = "server",
+                  .summary = "Returns helpful text about the different subcommands.",
+                  .since = "5.0.0"});
   AddConfigRewriteSubcommand(config);  // config_rewrite_command.cpp
   t.Add(std::move(config));
 }

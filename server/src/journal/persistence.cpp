@@ -11,6 +11,7 @@
 #include "journal/loader.h"
 #include "journal/record_codec.h"
 #include "key_event_router.h"
+#include "latch/protocol/info_line.h"
 #include "store/keyspace_set.h"
 #include "store/lock_table.h"
 #include "store/object.h"
@@ -310,12 +311,7 @@ void Persistence::Maintain() {
 }
 
 void Persistence::AppendInfo(std::string* s) const {
-  auto line = [s](std::string_view k, std::int64_t v) {
-    s->append(k);
-    s->push_back(':');
-    s->append(std::to_string(v));
-    s->append("\r\n");
-  };
+  auto line = [s](std::string_view k, std::int64_t v) { protocol::AppendInfoLine(s, k, v); };
   auto status = [s](std::string_view k, bool ok) {
     s->append(k);
     s->append(ok ? ":ok\r\n" : ":err\r\n");
