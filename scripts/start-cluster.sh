@@ -2,7 +2,8 @@
 # A latch cluster on this machine (docs/CLUSTER.md): builds latchd in Release as
 # scripts/start-server.sh does, starts NODES latchd processes on 127.0.0.1 as one Raft
 # cluster, waits until a leader acknowledges a write, prints how to reach it, and stops every
-# node on Ctrl-C (or when one of them exits).
+# node on Ctrl-C. A node that exits meanwhile (try kill -9 on the leader) leaves the others
+# serving, and its restart command is printed.
 #
 #   scripts/start-cluster.sh                  3 nodes: clients on 6380-6382, Raft on 7380-7382
 #   NODES=5 BASE_PORT=7000 scripts/start-cluster.sh
@@ -81,9 +82,19 @@ echo "latch cluster of $nodes node(s): clients on 127.0.0.1:$base-$((base + node
 echo "  redis-cli -p $base SENTINEL get-master-addr-by-name latch"
 echo "  redis-cli -p $leader SET lock:a me NX PX 30000"
 echo "logs and Raft logs in $data/node*/; Ctrl-C stops every node"
-# Until Ctrl-C, or until a node exits (its status is the script's).
+# Until Ctrl-C. A node that exits (kill -9 to try a failover, a fault) leaves the others
+# serving, as a machine lost in a real cluster would; how to start it again is printed.
 set +e
-wait -n "${pids[@]}"
-status=$?
-echo "a node exited (status $status); stopping the others" >&2
+left=$nodes
+while ((left > 0)); do
+  wait -n -p gone "${pids[@]}"
+  status=$?
+  for i in $(seq 1 "$nodes"); do
+    [[ "${pids[$((i - 1))]}" == "$gone" ]] || continue
+    echo "node $i (port $((base + i - 1))) exited with status $status; the others go on." \
+      "To start it again: $latchd --port $((base + i - 1)) --bind 127.0.0.1" \
+      "--dir $data/node$i --raft-id $i --raft-peers '$peers' --raft-dir $data/node$i" >&2
+  done
+  left=$((left - 1))
+done
 exit "$status"
