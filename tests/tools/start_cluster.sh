@@ -10,21 +10,30 @@ dir="$(work_dir)"
 
 # Three client ports and the three Raft ports 1000 above them, all free right now.
 pick_base() {
-  local candidate p ok
-  for _ in $(seq 50); do
-    candidate="$(free_port)"
-    (( candidate + 1002 < 65536 )) || continue
-    ok=1
-    for p in $candidate $((candidate + 1)) $((candidate + 2)) $((candidate + 1000)) \
-      $((candidate + 1001)) $((candidate + 1002)); do
-      if ! python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$p" 2>/dev/null; then
-        ok=0
-        break
-      fi
-    done
-    if (( ok )); then echo "$candidate"; return 0; fi
-  done
-  return 1
+  python3 - <<'PY'
+import socket
+for _ in range(200):
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    base = probe.getsockname()[1]
+    probe.close()
+    if base + 1002 >= 65536:
+        continue
+    held = []
+    try:
+        for port in (base, base + 1, base + 2, base + 1000, base + 1001, base + 1002):
+            held.append(socket.socket())
+            held[-1].bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        for s in held:
+            s.close()
+    print(base)
+    break
+else:
+    raise SystemExit(1)
+PY
 }
 
 # Starts the script on free ports; 0 once it reports its leader, 2 when a port was taken
