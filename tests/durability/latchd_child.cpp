@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "support/free_port.h"
+#include "support/port_owner.h"
 #include "support/raw_connection.h"
 
 namespace latch::test {
@@ -37,6 +38,20 @@ LatchdChild::~LatchdChild() {
 }
 
 bool LatchdChild::Start(milliseconds timeout) {
+  // The first start may find the port it picked taken since (another test's server, restarted
+  // on its own port): another port then, a few times. A restart keeps its port (its clients
+  // come back to it).
+  for (int attempt = 1;; ++attempt) {
+    const Launch result = LaunchOnce(timeout);
+    if (result == Launch::kServing) started_once_ = true;
+    if (result != Launch::kPortTaken || started_once_ || attempt == 5) {
+      return result == Launch::kServing;
+    }
+    port_ = FreePort();
+  }
+}
+
+LatchdChild::Launch LatchdChild::LaunchOnce(milliseconds timeout) {
   std::vector<std::string> argv = {LATCHD_PATH, "--port",       std::to_string(port_),
                                    "--bind",    "127.0.0.1",    "--dir",
                                    dir_,        "--io-threads", "2"};
@@ -48,6 +63,7 @@ bool LatchdChild::Start(milliseconds timeout) {
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
+  const std::size_t log_start = Log().size();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -72,17 +88,21 @@ bool LatchdChild::Start(milliseconds timeout) {
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       exit_status_ = status;
-      return false;
+      const std::string log = Log();
+      const bool taken = log.size() > log_start &&
+                         log.find("Address already in use", log_start) != std::string::npos;
+      return taken ? Launch::kPortTaken : Launch::kExited;
     }
+    // Only once this child listens: until then, an answer on the port is another process's.
     // PING answers while the journal loads (as in Redis); INFO says when it is done.
     RawConnection c(milliseconds(1000));
-    if (c.Connect(port_) &&
+    if (ListensOn(pid_, port_) && c.Connect(port_) &&
         c.Command("INFO", "persistence").find("\r\nloading:0\r\n") != std::string::npos) {
-      return true;
+      return Launch::kServing;
     }
     std::this_thread::sleep_for(kPoll);
   }
-  return false;
+  return Launch::kTimedOut;
 }
 
 void LatchdChild::Reap(int signal) {

@@ -4,6 +4,7 @@
 // restart. Every wait is bounded.
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -22,7 +23,8 @@ class LatchdChild {
   LatchdChild& operator=(const LatchdChild&) = delete;
 
   // Starts latchd and waits until it has loaded its journal (INFO: loading:0). False when it exited
-  // or did not answer in time; exit_status() and Log() say why.
+  // or did not answer in time; exit_status() and Log() say why. The first start moves to
+  // another port if its port was taken (port() then says which).
   bool Start(std::chrono::milliseconds timeout = std::chrono::seconds(20));
   // After a Start() that returned true: waits (bounded) until the child exits by itself, and
   // reaps it. False when it is still running then.
@@ -43,20 +45,23 @@ class LatchdChild {
   // After Start() returned false because the child exited: its wait status.
   int exit_status() const { return exit_status_; }
 
-  int port() const { return port_; }
+  int port() const { return port_.load(); }  // any thread (a test's probe, during Start)
   const std::string& dir() const { return dir_; }
   // <dir>/appendonlydir: where the journal is with the default directives.
   std::string aof_dir() const { return dir_ + "/appendonlydir"; }
   std::string Log() const;  // everything every run wrote
 
  private:
+  enum class Launch { kServing, kExited, kPortTaken, kTimedOut };
+  Launch LaunchOnce(std::chrono::milliseconds timeout);
   void Reap(int signal);
 
   std::vector<std::string> args_;
   std::vector<std::string> env_;
   std::string dir_;
   std::string log_path_;
-  int port_ = 0;
+  std::atomic<int> port_{0};
+  bool started_once_ = false;
   pid_t pid_ = -1;
   int exit_status_ = -1;
 };

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "support/free_port.h"
+#include "support/port_owner.h"
 #include "support/raw_connection.h"
 
 namespace latch::test {
@@ -132,6 +133,12 @@ ServerProcess::StartResult ServerProcess::StartOnce(const std::vector<std::strin
       error_ = name_ + " (" + argv[0] + ") exited during start-up with status " +
                std::to_string(status) + "; log:\n" + Tail(log, 2000);
       return StartResult::kFailed;
+    }
+    // Ours only: another process may hold the port (then ours fails to bind and exits, and
+    // the constructor retries on another port).
+    if (!ListensOn(pid_, port)) {
+      std::this_thread::sleep_for(kPollInterval);
+      continue;
     }
     RawConnection probe(milliseconds(1000));
     // Any reply means the server is serving (with requirepass it is a NOAUTH error).
