@@ -13,16 +13,39 @@ using client_internal::Connection;
 using client_internal::PendingCall;
 
 Result<ClientOptions> ClientOptions::FromUrl(std::string_view url) {
-  auto ep = Endpoint::Parse(url);
-  if (!ep.ok()) return ep.error();
+  // Several hosts: the part between the scheme (and user info) and the path is a comma list;
+  // each host is parsed as a URL of its own with the same scheme, user info and path.
+  const std::size_t scheme_end = url.find("://");
+  const std::size_t hosts_start = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  std::size_t hosts_end = url.find('/', hosts_start);
+  if (hosts_end == std::string_view::npos) hosts_end = url.size();
+  std::size_t at = url.substr(0, hosts_end).rfind('@');
+  const std::size_t list_start =
+      at == std::string_view::npos || at < hosts_start ? hosts_start : at + 1;
+  const std::string_view hosts = url.substr(list_start, hosts_end - list_start);
   ClientOptions o;
-  o.endpoint = std::move(ep.value());
+  std::size_t from = 0;
+  do {
+    std::size_t comma = hosts.find(',', from);
+    if (comma == std::string_view::npos) comma = hosts.size();
+    std::string one(url.substr(0, list_start));
+    one.append(hosts.substr(from, comma - from)).append(url.substr(hosts_end));
+    auto ep = Endpoint::Parse(one);
+    if (!ep.ok()) return ep.error();
+    o.nodes.push_back(std::move(ep.value()));
+    from = comma + 1;
+  } while (from <= hosts.size());
+  o.endpoint = o.nodes.front();
+  if (o.nodes.size() == 1) o.nodes.clear();
   return o;
 }
 
 ClientImpl::ClientImpl(ClientOptions options)
     : work_(ctx_.get_executor()), options_(std::move(options)) {
   if (options_.pool_size == 0) options_.pool_size = 1;
+  if (options_.nodes.size() > 1) {
+    leaders_ = std::make_unique<client_internal::LeaderView>(options_.nodes);
+  }
   for (std::size_t i = 0; i < options_.pool_size; ++i) pool_.push_back(NewConnection());
   std::promise<std::thread::id> started;
   auto id = started.get_future();
@@ -37,10 +60,11 @@ ClientImpl::~ClientImpl() { Shutdown(); }
 
 std::shared_ptr<Connection> ClientImpl::NewConnection() {
   std::uint64_t s = (std::uint64_t{seed_()} << 32) ^ seed_();
-  return std::make_shared<Connection>(ctx_, options_, s, [this](const Capabilities& c) {
-    std::lock_guard lock(caps_mu_);
-    caps_ = c;
-  });
+  return std::make_shared<Connection>(ctx_, options_, leaders_.get(), s,
+                                      [this](const Capabilities& c) {
+                                        std::lock_guard lock(caps_mu_);
+                                        caps_ = c;
+                                      });
 }
 
 void ClientImpl::Shutdown() {

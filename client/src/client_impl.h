@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "connection.h"
+#include "leader_view.h"
 #include "latch/client.h"
 
 namespace latch {
@@ -38,6 +39,7 @@ class ClientImpl {
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   ClientOptions options_;
+  std::unique_ptr<client_internal::LeaderView> leaders_;  // several nodes only
   std::shared_ptr<client_internal::Connection> NewConnection();
 
   std::vector<std::shared_ptr<client_internal::Connection>> pool_;

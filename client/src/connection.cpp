@@ -1,11 +1,11 @@
 #include "connection.h"
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
@@ -45,10 +45,12 @@ void PendingCall::Finish(Result<std::vector<Reply>> result) {
   if (cb) cb(std::move(result));
 }
 
-Connection::Connection(asio::io_context& ctx, const ClientOptions& options, std::uint64_t seed,
-                       CapabilitySink on_capabilities)
+Connection::Connection(asio::io_context& ctx, const ClientOptions& options, LeaderView* leaders,
+                       std::uint64_t seed, CapabilitySink on_capabilities)
     : ctx_(ctx),
       options_(options),
+      leaders_(leaders),
+      endpoint_(options.endpoint),
       on_capabilities_(std::move(on_capabilities)),
       rng_(seed),
       reader_(options.reader_limits),
@@ -97,24 +99,14 @@ asio::awaitable<void> Connection::Run() {
   for (;;) {
     if (state_ == State::kClosed) co_return;
     state_ = State::kConnecting;
-    std::string tls_error;
-    asio::ssl::context* tls = options_.endpoint.tls ? TlsContext(&tls_error) : nullptr;
-    auto socket = std::make_shared<Socket>(ctx_, tls);
-    socket_ = socket;
-    // (Not a ?: around co_await: GCC 12 destroys its result twice.)
-    Result<Capabilities> caps(Errc::kConnectFailed,
-                              options_.endpoint.ToString() + ": TLS: " + tls_error);
-    if (tls_error.empty()) caps = co_await Connect(socket);
+    bool electing = false;
+    Result<Capabilities> caps = co_await Open(&electing);
     if (state_ == State::kClosed) co_return;
     if (!caps.ok()) {
-      boost::system::error_code ignored;
-      socket->close(ignored);
-      socket_.reset();
       ++failures_;
-      FailOutbox(caps.error());
-      state_ = State::kBackoff;
-      backoff_timer_.expires_after(NextBackoff());
-      co_await backoff_timer_.async_wait(kTuple);
+      // No node leads yet (an election): the calls wait for one, each up to its timeout.
+      if (!electing) FailOutbox(caps.error());
+      co_await Pause();
       if (state_ == State::kClosed) co_return;
       state_ = State::kIdle;
       if (outbox_.empty()) co_return;
@@ -124,11 +116,85 @@ asio::awaitable<void> Connection::Run() {
     if (on_capabilities_) on_capabilities_(caps.value());
     state_ = State::kReady;
     StartWrite();
-    co_await ReadLoop(socket);
+    co_await ReadLoop(socket_);
     if (state_ == State::kClosed) co_return;
+    if (redirect_) {
+      // Left to find the leader: not at once, a node that leads but is not ready yet (TRYAGAIN)
+      // would answer the same.
+      redirect_ = false;
+      requeued_ = 0;
+      ++failures_;
+      co_await Pause();
+      if (state_ == State::kClosed) co_return;
+    }
     state_ = State::kIdle;
     if (outbox_.empty()) co_return;
   }
+}
+
+asio::awaitable<void> Connection::Pause() {
+  state_ = State::kBackoff;
+  backoff_timer_.expires_after(NextBackoff());
+  co_await backoff_timer_.async_wait(kTuple);
+}
+
+asio::awaitable<Result<Capabilities>> Connection::OpenTo(const Endpoint& endpoint) {
+  endpoint_ = endpoint;
+  std::string tls_error;
+  asio::ssl::context* tls = endpoint.tls ? TlsContext(&tls_error) : nullptr;
+  auto socket = std::make_shared<Socket>(ctx_, tls);
+  socket_ = socket;
+  // (Not a ?: around co_await: GCC 12 destroys its result twice.)
+  Result<Capabilities> caps(Errc::kConnectFailed, endpoint.ToString() + ": TLS: " + tls_error);
+  if (tls_error.empty()) caps = co_await Connect(socket);
+  if (!caps.ok() && socket_ == socket) {
+    boost::system::error_code ignored;
+    socket->close(ignored);
+    socket_.reset();
+  }
+  co_return caps;
+}
+
+asio::awaitable<Result<Capabilities>> Connection::Open(bool* electing) {
+  if (leaders_ == nullptr) co_return co_await OpenTo(options_.endpoint);
+  // Bounded: each node once, plus the leaders they name (a node naming another that names a
+  // third... stops after as many hops as there are nodes).
+  std::vector<Endpoint> order = leaders_->Candidates();
+  Result<Capabilities> last(Errc::kConnectFailed, "no node to connect to");
+  const std::size_t max_tries = 2 * leaders_->size() + 1;
+  for (std::size_t i = 0; i < order.size() && i < max_tries; ++i) {
+    Result<Capabilities> caps = co_await OpenTo(order[i]);
+    if (state_ == State::kClosed) co_return caps;
+    if (!caps.ok()) {
+      if (i == 0) leaders_->ForgetLeader();
+      last = caps;
+      continue;
+    }
+    if (role_.kind == NodeRole::Kind::kLeader) {
+      leaders_->SetLeader(order[i]);
+      co_return caps;
+    }
+    boost::system::error_code ignored;
+    socket_->close(ignored);
+    socket_.reset();
+    // A node answered but does not lead: the nodes are up, the leader is not (yet); the calls
+    // wait for it rather than fail (a follower still names a killed leader for an election
+    // timeout). Only when no node answers at all do they fail at once.
+    if (role_.kind != NodeRole::Kind::kNotServer) *electing = true;
+    if (role_.kind == NodeRole::Kind::kFollower) {
+      // Ask the node it names next (once: it may be in the list already, later).
+      leaders_->SetLeader(role_.leader);
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(i) + 1, role_.leader);
+      last = Result<Capabilities>(Errc::kConnectFailed, order[i].ToString() + ": a replica of " +
+                                                            role_.leader.ToString() +
+                                                            ", which did not answer as leader");
+    } else {
+      last = Result<Capabilities>(Errc::kConnectFailed,
+                                  order[i].ToString() + ": knows no leader (an election?)");
+    }
+  }
+  leaders_->ForgetLeader();
+  co_return last;
 }
 
 asio::awaitable<Result<Capabilities>> Connection::Connect(std::shared_ptr<Socket> socket) {
@@ -142,7 +208,7 @@ asio::awaitable<Result<Capabilities>> Connection::Connect(std::shared_ptr<Socket
     boost::system::error_code ignored;
     socket->close(ignored);
   });
-  const Endpoint& ep = options_.endpoint;
+  const Endpoint& ep = endpoint_;
   auto fail = [&](Errc code, std::string what) {
     if (*timed_out) code = Errc::kConnectFailed, what = "connect timed out: " + what;
     return Result<Capabilities>(code, ep.ToString() + ": " + what);
@@ -230,49 +296,13 @@ asio::awaitable<Result<Capabilities>> Connection::Connect(std::shared_ptr<Socket
     caps.delex = Known(*info, 1);
     caps.scripting = Known(*info, 2);
   }
+  if (leaders_ != nullptr) {
+    auto role = co_await round_trip(Command("ROLE"));
+    if (!role.ok()) co_return role.error();
+    role_ = RoleFromReply(*role, ep);
+  }
   if (*timed_out) co_return fail(Errc::kConnectFailed, "handshake");
   co_return caps;
-}
-
-asio::ssl::context* Connection::TlsContext(std::string* error) {
-  if (tls_context_) return tls_context_.get();
-  const TlsOptions& o = options_.tls;
-  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
-  boost::system::error_code ec;
-  if (o.ca_file.empty()) {
-    context->set_default_verify_paths(ec);
-  } else {
-    context->load_verify_file(o.ca_file, ec);
-  }
-  if (ec) {
-    *error = "CA file '" + o.ca_file + "': " + ec.message();
-    return nullptr;
-  }
-  if (!o.cert_file.empty()) {
-    context->use_certificate_chain_file(o.cert_file, ec);
-    if (!ec) context->use_private_key_file(o.key_file, asio::ssl::context::pem, ec);
-    if (ec) {
-      *error = "client certificate '" + o.cert_file + "': " + ec.message();
-      return nullptr;
-    }
-  }
-  tls_context_ = std::move(context);
-  return tls_context_.get();
-}
-
-asio::awaitable<std::optional<std::string>> Connection::Handshake(Socket& socket) {
-  auto& tls = *socket.tls();
-  const TlsOptions& o = options_.tls;
-  const std::string& name = o.server_name.empty() ? options_.endpoint.host : o.server_name;
-  boost::system::error_code ec;
-  // SNI carries a host name only; an address is checked against the certificate's IP names.
-  asio::ip::make_address(name, ec);
-  if (ec) SSL_set_tlsext_host_name(tls.native_handle(), name.c_str());
-  tls.set_verify_mode(o.verify ? asio::ssl::verify_peer : asio::ssl::verify_none);
-  if (o.verify) tls.set_verify_callback(asio::ssl::host_name_verification(name));
-  auto [hec] = co_await tls.async_handshake(asio::ssl::stream_base::client, kTuple);
-  if (hec) co_return "TLS handshake: " + hec.message();
-  co_return std::nullopt;
 }
 
 asio::awaitable<void> Connection::ReadLoop(std::shared_ptr<Socket> socket) {
@@ -301,18 +331,38 @@ asio::awaitable<void> Connection::ReadLoop(std::shared_ptr<Socket> socket) {
         co_return;
       }
       auto call = inflight_.front();
+      const bool not_leader = leaders_ != nullptr && IsNotLeaderReply(reply);
       call->replies.push_back(std::move(reply));
       if (call->replies.size() == call->expected) {
         inflight_.pop_front();
-        call->Finish(std::move(call->replies));
+        if (!not_leader || !Redirect(call)) call->Finish(std::move(call->replies));
         if (socket != socket_) co_return;  // the callback shut the client down
       }
+    }
+    if (redirect_ && inflight_.empty()) {
+      Break(Error{make_error_code(Errc::kConnectionLost), "not the leader"});
+      co_return;
     }
   }
 }
 
+bool Connection::Redirect(const std::shared_ptr<PendingCall>& call) {
+  // Not this node: the next connection looks for the leader again.
+  redirect_ = true;
+  leaders_->ForgetLeader();
+  constexpr int kMaxRedirects = 64;  // with the backoff, well past any election
+  if (call->expected != 1 || call->redirects >= kMaxRedirects) return false;
+  ++call->redirects;
+  call->replies.clear();
+  // Before the calls submitted since, after those put back already: the order they were sent.
+  // (Bounded by the outbox: a call put back may have timed out and left it since.)
+  requeued_ = std::min(requeued_, outbox_.size());
+  outbox_.insert(outbox_.begin() + static_cast<std::ptrdiff_t>(requeued_++), call);
+  return true;
+}
+
 void Connection::StartWrite() {
-  if (writing_ || state_ != State::kReady || !socket_ || outbox_.empty()) return;
+  if (writing_ || redirect_ || state_ != State::kReady || !socket_ || outbox_.empty()) return;
   write_buf_.clear();
   while (!outbox_.empty()) {
     auto call = std::move(outbox_.front());

@@ -21,6 +21,7 @@
 
 #include "client_socket.h"
 #include "latch/client.h"
+#include "leader_view.h"
 
 namespace latch::client_internal {
 
@@ -29,6 +30,7 @@ namespace latch::client_internal {
 struct PendingCall {
   std::string bytes;
   std::size_t expected = 1;
+  int redirects = 0;  // times sent again after -READONLY/-TRYAGAIN
   std::vector<Reply> replies;
   Client::PipelineCallback done;
   std::chrono::milliseconds timeout{0};
@@ -42,8 +44,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   using CapabilitySink = std::function<void(const Capabilities&)>;
 
-  Connection(boost::asio::io_context& ctx, const ClientOptions& options, std::uint64_t seed,
-             CapabilitySink on_capabilities);
+  // `leaders`: the Client's view of several nodes (null for one): the connection goes to the
+  // leader and follows it (leader_view.h).
+  Connection(boost::asio::io_context& ctx, const ClientOptions& options, LeaderView* leaders,
+             std::uint64_t seed, CapabilitySink on_capabilities);
 
   void Submit(std::shared_ptr<PendingCall> call);
   // Fails every call with `why` and stops for good.
@@ -55,7 +59,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   using Socket = ClientSocket;
 
   boost::asio::awaitable<void> Run();
+  // The backoff wait before the next attempt.
+  boost::asio::awaitable<void> Pause();
+  // One attempt: a connected, handshaken socket_ to the endpoint (to the leader when there are
+  // several nodes: each is tried, following ROLE), or the error. *electing: a node answered
+  // but none leads (yet): the calls wait for a leader, up to their timeouts, rather than fail.
+  boost::asio::awaitable<Result<Capabilities>> Open(bool* electing);
+  boost::asio::awaitable<Result<Capabilities>> OpenTo(const Endpoint& endpoint);
   boost::asio::awaitable<Result<Capabilities>> Connect(std::shared_ptr<Socket> socket);
+  // After a -READONLY/-TRYAGAIN reply: a single command is queued again (it did not run), and
+  // the connection closes once no reply is awaited, to find the leader again.
+  bool Redirect(const std::shared_ptr<PendingCall>& call);
   // rediss://: the client side of the TLS handshake on a connected socket; an error text.
   boost::asio::awaitable<std::optional<std::string>> Handshake(Socket& socket);
   // The TLS context of this connection's endpoint, made on first use; null with *error set
@@ -71,6 +85,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   boost::asio::io_context& ctx_;
   const ClientOptions& options_;
+  LeaderView* leaders_;
+  Endpoint endpoint_;         // where the current socket goes
+  NodeRole role_;             // what that node said it is (several nodes only)
+  bool redirect_ = false;     // closing to find the leader: write nothing more here
+  std::size_t requeued_ = 0;  // calls put back at the front of the outbox since then
   CapabilitySink on_capabilities_;
   std::mt19937_64 rng_;
   State state_ = State::kIdle;

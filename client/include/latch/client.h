@@ -58,6 +58,11 @@ struct TlsOptions {
 
 struct ClientOptions {
   Endpoint endpoint;
+  // Several nodes (redis://h1:p1,h2:p2,h3:p3/db: a latch cluster, or a Redis master and its
+  // replicas): every call goes to the one that leads, found with ROLE on each new connection
+  // and followed across failovers; a command answered -READONLY or -TRYAGAIN (it did not run)
+  // is sent again to the leader within its timeout. Empty or one node: `endpoint` only.
+  std::vector<Endpoint> nodes;
   TlsOptions tls;
   std::string client_name;  // CLIENT SETNAME; empty: none
   int protocol = 3;         // 3: HELLO 3 when the server has it, else RESP2; 2: RESP2 only
@@ -71,6 +76,8 @@ struct ClientOptions {
   std::chrono::milliseconds backoff_max{1000};
   protocol::ReplyReaderLimits reader_limits;
 
+  // redis://[[user]:password@]host[:port][,host[:port]...][/db] (rediss:// for TLS): one
+  // node, or several sharing the user, password, database and TLS settings.
   static Result<ClientOptions> FromUrl(std::string_view url);
 };
 
