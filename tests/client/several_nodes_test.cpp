@@ -56,8 +56,10 @@ TEST(SeveralNodesRedis, WritesGoToTheMasterTheReplicaNames) {
   // No diskless-sync delay: the replica has the first write at once, not after 5 s.
   ChildServer master(ChildServer::Kind::kRedis, {"--repl-diskless-sync-delay", "0"});
   ASSERT_TRUE(master.ok()) << master.error();
+  // Loaded from the socket: no dump.rdb written in the test's working directory.
   ChildServer replica(ChildServer::Kind::kRedis,
-                      {"--replicaof", "127.0.0.1", std::to_string(master.port())});
+                      {"--replicaof", "127.0.0.1", std::to_string(master.port()),
+                       "--repl-diskless-load", "on-empty-db"});
   ASSERT_TRUE(replica.ok()) << replica.error();
 
   const std::string both = "redis://127.0.0.1:" + std::to_string(replica.port()) +
