@@ -46,10 +46,11 @@ inline std::int64_t IntegerOf(const std::string& reply) {
 
 class Cluster {
  public:
-  static constexpr int kNodes = 3;
+  static constexpr int kNodes = 3;  // the default size
 
   // `extra_args`: more directives for every node, e.g. {"--raft-sentinel-name", "locks"}.
-  explicit Cluster(std::vector<std::string> extra_args = {}) : extra_args_(std::move(extra_args)) {
+  explicit Cluster(std::vector<std::string> extra_args = {}, int nodes = kNodes)
+      : extra_args_(std::move(extra_args)), size_(nodes) {
     dir_ = std::filesystem::temp_directory_path() /
            ("latch-cluster-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
     std::filesystem::remove_all(dir_);
@@ -61,16 +62,16 @@ class Cluster {
       }
       return 0;
     };
-    for (int i = 0; i < kNodes; ++i) {
+    for (int i = 0; i < size_; ++i) {
       raft_ports_.push_back(pick());
       client_ports_.push_back(pick());
     }
-    for (int i = 0; i < kNodes; ++i) {
+    for (int i = 0; i < size_; ++i) {
       if (!peers_.empty()) peers_ += ' ';
       peers_ += std::to_string(i + 1) + "=127.0.0.1:" + std::to_string(raft_ports_[i]) + ":" +
                 std::to_string(client_ports_[i]);
     }
-    nodes_.resize(kNodes);
+    nodes_.resize(static_cast<std::size_t>(size_));
   }
   ~Cluster() {
     nodes_.clear();
@@ -80,7 +81,7 @@ class Cluster {
 
   // Starts every node; false (with the reason in *error) when one does not serve.
   bool Start(std::string* error) {
-    for (int i = 0; i < kNodes; ++i) {
+    for (int i = 0; i < size_; ++i) {
       if (!StartNode(i, error)) return false;
     }
     return true;
@@ -103,6 +104,7 @@ class Cluster {
     return true;
   }
 
+  int size() const { return size_; }
   int port(int i) const { return client_ports_[i]; }
   bool alive(int i) const { return nodes_[i] != nullptr; }
   void Kill9(int i) {
@@ -143,7 +145,7 @@ class Cluster {
   // of it ("connected"): -1 when there is none (yet). Node `skip` (stopped) is not asked.
   int Leader(int skip = -1) const {
     int leader = -1;
-    for (int i = 0; i < kNodes; ++i) {
+    for (int i = 0; i < size_; ++i) {
       if (!alive(i) || i == skip) continue;
       if (Cmd(port(i), {"ROLE"}).starts_with("*3\r\n$6\r\nmaster\r\n")) {
         if (leader != -1) return -1;
@@ -153,7 +155,7 @@ class Cluster {
     if (leader == -1) return -1;
     const std::string follower_role = "*5\r\n$5\r\nslave\r\n" + Bulk("127.0.0.1") + ":" +
                                       std::to_string(port(leader)) + "\r\n" + Bulk("connected");
-    for (int i = 0; i < kNodes; ++i) {
+    for (int i = 0; i < size_; ++i) {
       if (i == leader || !alive(i) || i == skip) continue;
       if (!Cmd(port(i), {"ROLE"}).starts_with(follower_role)) return -1;
     }
@@ -168,7 +170,7 @@ class Cluster {
 
   std::string Logs() const {
     std::string all;
-    for (int i = 0; i < kNodes; ++i) {
+    for (int i = 0; i < size_; ++i) {
       if (alive(i)) all += "--- node " + std::to_string(i + 1) + "\n" + nodes_[i]->Log();
     }
     return all;
@@ -177,6 +179,7 @@ class Cluster {
  private:
   static inline int counter_ = 0;
   std::vector<std::string> extra_args_;
+  int size_;
   std::filesystem::path dir_;
   std::vector<int> raft_ports_, client_ports_;
   std::string peers_;
