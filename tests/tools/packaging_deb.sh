@@ -55,6 +55,52 @@ port="$(free_port)" # ...and with the packaged configuration file
 _started_pids+=($!)
 wait_ready latchd "$port" "$!" "$dir/conf.log"
 
+# A cluster node from its config file (issue 23): when latchd links libraft, the package
+# depends on it, and three packaged latchd, each started from a file that includes the
+# packaged latchd.conf and adds its raft-* lines (what an operator puts in
+# /etc/latch/latchd.conf for the unit), elect one leader that takes a write.
+if ldd "$dir/root/usr/bin/latchd" | grep -q 'libraft'; then
+  [[ "$depends" == *libraft* ]] || fail "latch-server Depends lacks libraft: $depends"
+  peers="" raft_ports=() client_ports=()
+  for i in 1 2 3; do
+    raft_ports+=("$(free_port)")
+    client_ports+=("$(free_port)")
+    peers+="$i=127.0.0.1:${raft_ports[i - 1]}:${client_ports[i - 1]} "
+  done
+  for i in 1 2 3; do
+    mkdir -p "$dir/node$i"
+    cat >"$dir/node$i.conf" <<CONF
+include $dir/root/etc/latch/latchd.conf
+port ${client_ports[i - 1]}
+bind 127.0.0.1
+dir $dir/node$i
+raft-id $i
+raft-peers "${peers% }"
+CONF
+    "$dir/root/usr/bin/latchd" "$dir/node$i.conf" >"$dir/node$i.log" 2>&1 &
+    _started_pids+=($!)
+    wait_ready "cluster node $i" "${client_ports[i - 1]}" "$!" "$dir/node$i.log"
+  done
+  leader=""
+  for _ in $(seq 150); do  # bounded: 15 s for the first election
+    for i in 1 2 3; do
+      if [[ "$(timeout 2 redis-cli -p "${client_ports[i - 1]}" role 2>/dev/null | head -1)" == master ]]; then
+        leader=${client_ports[i - 1]}
+      fi
+    done
+    [[ -n "$leader" ]] && break
+    sleep 0.1
+  done
+  [[ -n "$leader" ]] || { cat "$dir"/node*.log; fail "no leader among the packaged cluster nodes"; }
+  ok=""
+  for _ in $(seq 50); do  # the leader serves once its election barrier applied
+    [[ "$(redis-cli -p "$leader" set lock:pkg me NX PX 30000)" == OK ]] && ok=1 && break
+    sleep 0.1
+  done
+  [[ -n "$ok" ]] || fail "the packaged cluster's leader took no write"
+  [[ -d "$dir/node1/raft" ]] || fail "raft-dir is not <dir>/raft"
+fi
+
 # systemd-analyze verify: the packaged unit, with its binary paths pointed at the unpacked
 # root (the rest, e.g. /bin/kill and the targets it names, comes from this host).
 if command -v systemd-analyze >/dev/null; then
