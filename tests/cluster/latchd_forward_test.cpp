@@ -6,6 +6,7 @@
 // condition with a deadline.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -131,6 +132,49 @@ TEST(LatchdClusterForward, FollowerReplaysLoginNameAndProtocolThenRelaysPushes) 
   EXPECT_NE(line.find(" user=alice"), std::string::npos) << line;
   EXPECT_NE(line.find(" resp=3"), std::string::npos) << line;
   EXPECT_NE(line.find(" sub=1"), std::string::npos) << line;
+}
+
+// The largest omem= of the clients in a CLIENT LIST reply.
+std::int64_t MostOutput(const std::string& list) {
+  std::int64_t most = 0;
+  for (auto at = list.find(" omem="); at != std::string::npos; at = list.find(" omem=", at + 1)) {
+    most = std::max<std::int64_t>(most, std::stoll(list.substr(at + 6)));
+  }
+  return most;
+}
+
+// A relayed client that sends and does not read: the follower holds about 1 MB of its
+// replies and stops reading the leader's, so they pile up on the leader, where that session's
+// output limits apply; once they close it, the follower closes the client. Before the bound
+// (the link read whatever came), the follower took all 64 MB and the leader held none.
+TEST(LatchdClusterForward, SlowReaderIsBoundedOnTheFollowerAndClosedByTheLeadersLimit) {
+  Cluster c;
+  const Roles r = StartCluster(c);
+  ASSERT_NE(r.leader, -1);
+  ASSERT_EQ(Cmd(c.port(r.leader), {"SET", "big", std::string(1 << 20, 'x')}), "+OK\r\n");
+  RawConnection conn(c.port(r.follower), kElection);
+  std::string pipeline;
+  for (int i = 0; i < 64; ++i) pipeline += RawConnection::Encode({"GET", "big"});
+  ASSERT_TRUE(conn.Send(pipeline));
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return MostOutput(Cmd(c.port(r.leader), {"CLIENT", "LIST"})) > (16 << 20);
+      },
+      milliseconds(20000)))
+      << Cmd(c.port(r.leader), {"CLIENT", "LIST"});
+  EXPECT_LE(MostOutput(Cmd(c.port(r.follower), {"CLIENT", "LIST"})), 2 << 20);
+  // The leader's soft limit (8 MB for a second) ends the session, and so the client's.
+  ASSERT_EQ(
+      Cmd(c.port(r.leader), {"CONFIG", "SET", "client-output-buffer-limit", "normal 0 8mb 1"}),
+      "+OK\r\n");
+  EXPECT_TRUE(
+      Eventually([&] { return c.Log(r.leader).find("output buffer limits") != std::string::npos; },
+                 milliseconds(10000)))
+      << c.Logs();
+  // The client gets what the follower holds, then the close.
+  std::string trailing;
+  EXPECT_TRUE(conn.WaitClosed(&trailing)) << c.Logs();
+  EXPECT_LT(trailing.size(), std::size_t{64} << 20);
 }
 
 TEST(LatchdClusterForward, LeaderKillNineClosesTheRelayedClientWhichWritesAgainAfterFailover) {
