@@ -1,7 +1,7 @@
 // Three latchd processes on loopback as one Raft cluster (raft-peers; docs/CLUSTER.md): a
 // leader is elected, a lock taken on it is on both followers once acknowledged, followers
-// relay what needs the leader, and after kill -9 of the leader the new leader still holds the lock until
-// its TTL ran out. Ports are picked at run time; every wait is a condition with a deadline.
+// relay what needs the leader, and after kill -9 of the leader the new leader still holds the lock
+// until its TTL ran out. Ports are picked at run time; every wait is a condition with a deadline.
 #include "cluster/latchd_cluster.h"
 
 #include <gtest/gtest.h>

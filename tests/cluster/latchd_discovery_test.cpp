@@ -1,7 +1,7 @@
 // How clients find the leader of a three-node latchd cluster (docs/CLUSTER.md, "Clients and
 // leader discovery"), over real processes on loopback: -TRYAGAIN while no leader is known,
-// a follower relaying what needs the leader once one is, and ROLE, INFO replication and SENTINEL naming the
-// leader on every node, before and after kill -9 of the leader.
+// a follower relaying what needs the leader once one is, and ROLE, INFO replication and SENTINEL
+// naming the leader on every node, before and after kill -9 of the leader.
 #include <gtest/gtest.h>
 #include <signal.h>
 

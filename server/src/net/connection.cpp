@@ -7,6 +7,7 @@
 #include <new>
 
 #include "commands/client_list.h"
+#include "commands/client_subscriptions.h"
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
 #include "journal/journal.h"
@@ -14,7 +15,6 @@
 #include "metrics/command_stats.h"
 #include "net/leader_relay.h"
 #include "net/worker.h"
-#include "commands/client_subscriptions.h"
 #include "pubsub/subscriber.h"
 
 namespace latch {
