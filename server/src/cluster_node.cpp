@@ -55,4 +55,21 @@ bool LeaderKnown(const ServerState& s) {
   return st.leader_id != s.cluster->config().id || s.cluster->serving();
 }
 
+std::uint64_t FollowedLeaderId(const ServerState& s) {
+  if (!s.cluster) return 0;
+  const std::uint64_t leader = s.cluster->Status().leader_id;
+  return leader == s.cluster->config().id ? 0 : leader;
+}
+
+bool FollowedLeader(const ServerState& s, LeaderEndpoint* out) {
+  const std::uint64_t leader = FollowedLeaderId(s);
+  if (leader == 0) return false;
+  for (const RaftConfig::Member& m : s.cluster->config().members) {
+    if (m.id != leader) continue;
+    *out = LeaderEndpoint{m.id, m.client_host, m.client_port};
+    return true;
+  }
+  return false;  // a leader outside the configuration this node started with
+}
+
 }  // namespace latch::cluster

@@ -3,6 +3,9 @@
 // header: the wiring of the node from the server's state (the state layer; cluster/ itself
 // gets only the parts it uses, ClusterParts). Built from cluster_node.cpp when latch_cluster
 // (libraft) is, else from cluster_node_none.cpp, where raft-peers stops start-up.
+#include <cstdint>
+#include <string>
+
 #include "cluster/cluster_log_view.h"
 
 namespace latch {
@@ -24,6 +27,18 @@ bool View(const ServerState& s, ClusterView* out);
 // itself while it serves. While it knows none, commands that touch data get -TRYAGAIN
 // (commands/command_table.cpp). True on a single node.
 bool LeaderKnown(const ServerState& s);
+// The leader a follower relays its clients' sessions to (net/connection_relay.cpp;
+// docs/CLUSTER.md, "Forwarding"): its Raft id and its client address as raft-peers gives it.
+struct LeaderEndpoint {
+  std::uint64_t id = 0;
+  std::string host;
+  int port = 0;
+};
+// True, with the leader in *out, when this node is a cluster node that hears from a leader
+// other than itself. False on the leader, while no leader is known, and on a single node.
+bool FollowedLeader(const ServerState& s, LeaderEndpoint* out);
+// FollowedLeader's id alone (0 when it would be false): cheap enough for a periodic check.
+std::uint64_t FollowedLeaderId(const ServerState& s);
 // True when the node stopped itself on a fault (before StopNode): its process must exit
 // with a failure status. False on a single node.
 bool Failed(const ServerState& s);

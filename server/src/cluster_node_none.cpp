@@ -16,5 +16,7 @@ void StopNode(ServerState&) {}
 bool View(const ServerState&, ClusterView*) { return false; }
 bool LeaderKnown(const ServerState&) { return true; }
 bool Failed(const ServerState&) { return false; }
+bool FollowedLeader(const ServerState&, LeaderEndpoint*) { return false; }
+std::uint64_t FollowedLeaderId(const ServerState&) { return 0; }
 
 }  // namespace latch::cluster

@@ -24,10 +24,6 @@ namespace latch::test {
 // Elections take one to two election timeouts (1 s by default), a split vote one more.
 inline constexpr std::chrono::milliseconds kElection{15000};
 
-// What a follower answers a read (linearizable reads: only the leader answers them).
-inline const std::string kFollowerRead =
-    "-READONLY You can't read against a Raft follower: the leader answers reads.\r\n";
-
 inline std::string Bulk(const std::string& s) {
   return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
 }

@@ -136,8 +136,10 @@ bool RefusedForDiskError(const CommandSpec& spec, const CommandContext& ctx) {
 // replica does (processCommand's is_write_command): a write command, from a client or a
 // script's redis.call(), and an EXEC whose queue writes. It refuses reads too, with the same
 // code, which Sentinel-aware clients take for "not the master": its keyspace may lag the
-// leader's, and reads are linearizable (docs/CLUSTER.md). Forwarding to the leader is a later
-// step.
+// leader's, and reads are linearizable (docs/CLUSTER.md). A client's connection normally never
+// gets here: its first command that needs the leader relays it there (net/connection_relay.cpp);
+// what remains is a session that began a MULTI, WATCH or subscription while no leader was
+// known, and REST requests.
 constexpr std::string_view kReadOnlyReplica =
     "READONLY You can't write against a read only replica.";
 constexpr std::string_view kFollowerRead =

@@ -7,13 +7,14 @@
 #include <new>
 
 #include "commands/client_list.h"
+#include "commands/client_subscriptions.h"
 #include "commands/errors.h"
 #include "commands/transaction_commands.h"
 #include "journal/journal.h"
 #include "journal/server_hooks.h"
 #include "metrics/command_stats.h"
+#include "net/leader_relay.h"
 #include "net/worker.h"
-#include "commands/client_subscriptions.h"
 #include "pubsub/subscriber.h"
 
 namespace latch {
@@ -41,6 +42,7 @@ Connection::Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<TlsC
       block_timer_(worker.context()) {
   session_.info = std::move(info);
   session_.authenticated = !state_.auth_required.load();
+  relay_capable_ = state_.reply_log != nullptr;  // set before any worker runs
   UpdateParserLimits();
 }
 
@@ -151,6 +153,11 @@ void Connection::Close() {
     if (b->TryAbandon() && b->on_abandon) b->on_abandon();
   }
   boost::system::error_code ec;
+  if (relay_) {  // the leader abandons the session (and its waits) as this client went
+    block_timer_.cancel();
+    relay_->resolver.cancel();
+    relay_->socket.close(ec);
+  }
   stream_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
   stream_.socket().close(ec);
 }
@@ -159,7 +166,8 @@ void Connection::OnTick(std::int64_t now_ms, int timeout_s) {
   if (closed_) return;
   // A client that stopped reading adds no replies, but its soft limit still runs out.
   if (CloseIfOverOutputLimit(now_ms)) return;
-  if (timeout_s <= 0 || blocked_) return;  // a parked client is waiting on purpose, as Redis
+  // A parked client is waiting on purpose, as Redis; a relayed one is the leader's to time out.
+  if (timeout_s <= 0 || blocked_ || relay_) return;
   if (now_ms - session_.info->last_interaction_ms.load() > std::int64_t{timeout_s} * 1000) {
     state_.log->debug("Closing idle client id={}", session_.info->id);
     Close();
@@ -239,6 +247,7 @@ void Connection::UpdateParserLimits() {
 
 void Connection::Pump() {
   if (closed_) return;
+  if (relay_) return PumpRelay();
   if (!blocked_ && ProcessInput() == InputState::kYielded && !resume_posted_) {
     resume_posted_ = true;
     boost::asio::post(worker_.context(), [self = shared_from_this()] {
@@ -248,6 +257,7 @@ void Connection::Pump() {
   }
   fresh_now_ = false;  // requests run later (after a write, when unparked) read the clock
   if (closed_) return;
+  if (relay_) return PumpRelay();  // ProcessInput handed this client to the leader
   if (!writing_ && (!out_.empty() || !sealed_.empty())) StartWrite();
   PublishBufferSizesIfChanged();
   if (session_.close_after_reply) {
@@ -392,6 +402,8 @@ Connection::InputState Connection::ProcessInput() {
         rbuf_.Consume(parser_.consumed());
         break;
       case protocol::RequestParser::Result::kCommand: {
+        // A follower: this command and all after it go to the leader, unparsed.
+        if (relay_capable_ && MaybeStartRelay(parser_.args())) return InputState::kDone;
         Execute(parser_.args());
         rbuf_.Consume(parser_.consumed());
         ++commands;
@@ -439,6 +451,7 @@ void Connection::Execute(std::span<const std::string_view> args) {
                  session_.info->id);
   }
   if (journal::ThisThreadLastSeq() != journal_before) journal_seq_ = journal::ThisThreadLastSeq();
+  if (relay_capable_) NoteLogin(args, reply_start);
 }
 
 }  // namespace latch

@@ -16,7 +16,13 @@
 // the oldest of sealed_, or else all of out_, into sending_ and writes from there,
 // tracking sent_. A reply that arrives outside the read-execute-write cycle (a parked
 // LOCK.ACQUIRE granted, its timeout) is appended to out_ while a write may be in flight,
-// and goes out after everything before it. Included only by net/.
+// and goes out after everything before it.
+//
+// On a Raft follower, the first command that needs the leader turns the connection into a
+// relay to the leader's client port for the rest of its life (net/connection_relay.cpp,
+// docs/CLUSTER.md "Forwarding"): from then on the client's bytes go to the leader and the
+// leader's come back through out_, after the replies of commands answered here before.
+// Included only by net/.
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
@@ -35,6 +41,7 @@
 namespace latch {
 
 class Worker;
+struct RelayLink;  // net/leader_relay.h
 
 class Connection : public std::enable_shared_from_this<Connection>, public BlockHost {
  public:
@@ -100,6 +107,21 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   // runs again once it is on disk (journal/server_hooks.h).
   bool HoldForJournal();
 
+  // Follower forwarding (net/connection_relay.cpp). MaybeStartRelay: true when `args`, the
+  // command at the front of rbuf_, switched the connection to the leader (it is not run
+  // here). Pump() hands over to PumpRelay() from then on.
+  bool MaybeStartRelay(std::span<const std::string_view> args);
+  void ConnectRelay(const std::string& host, int port);
+  void OnRelayConnected(const boost::system::error_code& ec);
+  void PumpRelay();
+  void StartRelaySend();
+  void StartRelayReceive();
+  void OnRelayReceived(const boost::system::error_code& ec, std::size_t n);
+  // Closes the client when the node follows another leader, or none (every 100 ms).
+  void WatchRelayLeader();
+  // After AUTH or HELLO ran: keeps how the client logged in, to log the relay in the same.
+  void NoteLogin(std::span<const std::string_view> args, std::size_t reply_start);
+
   ClientStream stream_;
   ServerState& state_;
   Worker& worker_;
@@ -126,7 +148,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Block
   std::size_t published_peak_ = 0;
   std::uint64_t journal_seq_ = 0;  // the last journal record the pending replies depend on
   std::shared_ptr<BlockedClient> blocked_;
+  // Parked clients' timeouts, the TLS handshake bound, the relay's connect bound and leader
+  // watch: never two at once.
   boost::asio::steady_timer block_timer_;
+  bool relay_capable_ = false;  // a cluster node: commands are checked for the relay
+  std::unique_ptr<RelayLink> relay_;
+  std::string relay_login_;  // RelayLoginCommand of the client's last login here
 };
 
 }  // namespace latch
