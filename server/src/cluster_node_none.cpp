@@ -16,5 +16,15 @@ void StopNode(ServerState&) {}
 bool View(const ServerState&, ClusterView*) { return false; }
 bool LeaderKnown(const ServerState&) { return true; }
 bool Failed(const ServerState&) { return false; }
+bool Report(const ServerState&, RaftReport*) { return false; }
+void Transfer(ServerState&, std::uint64_t, std::int64_t, RaftChangeDone done) {
+  done("this latchd was built without libraft");
+}
+void AddMember(ServerState&, std::uint64_t, const std::string&, RaftChangeDone done) {
+  done("this latchd was built without libraft");
+}
+void RemoveMember(ServerState&, std::uint64_t, RaftChangeDone done) {
+  done("this latchd was built without libraft");
+}
 
 }  // namespace latch::cluster
