@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cluster/cluster_discovery.h"
+#include "cluster/cluster_identity.h"
 #include "cluster/cluster_log.h"
 #include "cluster/raft_config.h"
 #include "server_state.h"
@@ -18,6 +19,8 @@ void StartNode(ServerState& s) {
     if (auto refused = ResolveRaftConfig(s.options, &config)) throw std::runtime_error(*refused);
   }
   if (s.cluster) return;  // started before (a server started again after stop())
+  // Before libraft opens (and writes to) the directory: another cluster's log stops start-up.
+  if (auto refused = CheckClusterIdentity(config)) throw std::runtime_error(*refused);
   ClusterParts parts{*s.log,
                      *s.clock,
                      s.dbs,
