@@ -27,7 +27,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-constexpr std::string_view kTryAgain = "-TRYAGAIN no Raft leader is known, retry later\r\n";
+constexpr std::string_view kRaftOpsTryAgain = "-TRYAGAIN no Raft leader is known, retry later\r\n";
 
 // RAFT STATUS's "field:value" lines (a bulk string in RESP2); empty if the reply is not one.
 std::map<std::string, std::string> Status(int port) {
@@ -331,7 +331,7 @@ TEST(LatchdRaftOps, AddAJoiningNodeAndRemoveAnother) {
       client4);
   ASSERT_TRUE(node4.ok()) << node4.error();
   // Before it is added it knows no leader and bootstrapped nothing.
-  EXPECT_EQ(Cmd(client4, {"GET", "lock:a"}), kTryAgain);
+  EXPECT_EQ(Cmd(client4, {"GET", "lock:a"}), kRaftOpsTryAgain);
   EXPECT_EQ(Status(client4)["raft_members"], "0");
   EXPECT_EQ(Cmd(lp, {"RAFT", "ADD", "4", raft_addr4 + ":" + std::to_string(client4)}), "+OK\r\n")
       << c.Logs() << node4.Log();
