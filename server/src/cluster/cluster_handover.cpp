@@ -35,6 +35,9 @@ void ClusterLog::HandOver(std::uint64_t target, std::int64_t keep_client,
 
 // On the proposer thread, after each pass.
 void ClusterLog::ContinueHandOver() {
+  // Not before RefreshRole has seen the hand-over: a pass that read handing_over_ just before
+  // HandOver set it may have let the dispatcher serve again (raft_follower false).
+  if (leader_.load()) return;
   std::uint64_t target;
   bool start = false;
   {
