@@ -92,7 +92,7 @@ struct RaftNode::Loop {
   raft_term ready_term = 0;    // the term whose election barrier was applied
   Clock::time_point lease{};   // published as lease_until
 
-  // Membership and leadership (the block of that name in raft_loop.cpp).
+  // Membership and leadership (raft_membership.cpp).
   struct ChangeReq {
     struct raft_change req;
     Loop* loop;

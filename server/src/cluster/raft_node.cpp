@@ -68,7 +68,7 @@ std::vector<PeerProgress> RaftNode::Peers() const {
   return loop_->peers;
 }
 
-// ---- Membership and leadership: queued for the loop thread (raft_loop.cpp's block) ----
+// ---- Membership and leadership: queued for the loop thread (raft_membership.cpp) ----
 
 bool RaftNode::Post(std::function<void(bool)> task) {
   std::lock_guard lock(loop_->mu);

@@ -26,6 +26,7 @@ namespace {
 using cluster::RaftReport;
 
 constexpr std::string_view kClusterDisabled = "ERR This instance has cluster support disabled";
+// The dispatcher's refusal while no leader is known (command_table.cpp, kNoLeader).
 constexpr std::string_view kNoLeaderKnown = "TRYAGAIN no Raft leader is known, retry later";
 
 // The subcommand in upper case, for error texts ("RAFT TRANSFER").
