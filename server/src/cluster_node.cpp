@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cluster/cluster_discovery.h"
+#include "cluster/cluster_identity.h"
 #include "cluster/cluster_log.h"
 #include "cluster/raft_config.h"
 #include "server_state.h"
@@ -18,6 +19,8 @@ void StartNode(ServerState& s) {
     if (auto refused = ResolveRaftConfig(s.options, &config)) throw std::runtime_error(*refused);
   }
   if (s.cluster) return;  // started before (a server started again after stop())
+  // Before libraft opens (and writes to) the directory: another cluster's log stops start-up.
+  if (auto refused = CheckClusterIdentity(config)) throw std::runtime_error(*refused);
   ClusterParts parts{*s.log,
                      *s.clock,
                      s.dbs,
@@ -70,6 +73,87 @@ bool FollowedLeader(const ServerState& s, LeaderEndpoint* out) {
     return true;
   }
   return false;  // a leader outside the configuration this node started with
+}
+
+// ---- RAFT STATUS / TRANSFER / ADD / REMOVE and /metrics ----
+
+namespace {
+
+const char* ReportRoleName(NodeStatus::Role role) {
+  switch (role) {
+    case NodeStatus::Role::kLeader:
+      return "leader";
+    case NodeStatus::Role::kFollower:
+      return "follower";
+    case NodeStatus::Role::kCandidate:
+      return "candidate";
+    default:
+      return "unavailable";
+  }
+}
+
+const char* ReportMemberRoleName(RaftMember::Role role) {
+  switch (role) {
+    case RaftMember::Role::kStandby:
+      return "standby";
+    case RaftMember::Role::kSpare:
+      return "spare";
+    default:
+      return "voter";
+  }
+}
+
+}  // namespace
+
+bool Report(const ServerState& s, RaftReport* out) {
+  if (!s.cluster) return false;
+  const ClusterLog& log = *s.cluster;
+  const NodeStatus st = log.Status();
+  const auto now = std::chrono::steady_clock::now();
+  RaftReport r;
+  r.id = log.config().id;
+  r.role = ReportRoleName(st.role);
+  r.term = st.term;
+  r.leader_id = st.leader_id;
+  r.leader_address = st.leader_address;
+  r.serving = log.serving();
+  r.commit_index = st.commit_index;
+  r.applied_index = st.applied_index;
+  r.last_index = st.last_index;
+  r.snapshot_index = st.snapshot_index;
+  r.leader_changes = st.leader_changes;
+  const std::vector<PeerProgress> peers = log.Peers();  // empty unless this node leads
+  for (const RaftMember& m : log.node().Members()) {
+    RaftReport::Member out_m{m.id, m.address, ReportMemberRoleName(m.role), m.id == r.id};
+    for (const PeerProgress& p : peers) {
+      if (p.id != m.id) continue;
+      out_m.has_progress = true;
+      out_m.match_index = p.match_index;
+      if (p.last_heard != std::chrono::steady_clock::time_point{}) {
+        out_m.last_heard_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - p.last_heard).count();
+      }
+    }
+    r.members.push_back(std::move(out_m));
+  }
+  *out = std::move(r);
+  return true;
+}
+
+void Transfer(ServerState& s, std::uint64_t id, std::int64_t keep_client, RaftChangeDone done) {
+  if (!s.cluster) return done("cluster support is disabled");
+  s.cluster->HandOver(id, keep_client, std::move(done));
+}
+
+void AddMember(ServerState& s, std::uint64_t id, const std::string& raft_address,
+               RaftChangeDone done) {
+  if (!s.cluster) return done("cluster support is disabled");
+  s.cluster->node().Add(id, raft_address, std::move(done));
+}
+
+void RemoveMember(ServerState& s, std::uint64_t id, RaftChangeDone done) {
+  if (!s.cluster) return done("cluster support is disabled");
+  s.cluster->node().Remove(id, std::move(done));
 }
 
 }  // namespace latch::cluster

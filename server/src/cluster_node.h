@@ -4,9 +4,11 @@
 // gets only the parts it uses, ClusterParts). Built from cluster_node.cpp when latch_cluster
 // (libraft) is, else from cluster_node_none.cpp, where raft-peers stops start-up.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "cluster/cluster_log_view.h"
+#include "cluster/raft_report.h"
 
 namespace latch {
 struct ServerState;
@@ -42,5 +44,18 @@ std::uint64_t FollowedLeaderId(const ServerState& s);
 // True when the node stopped itself on a fault (before StopNode): its process must exit
 // with a failure status. False on a single node.
 bool Failed(const ServerState& s);
+
+// RAFT STATUS and /metrics (commands/raft_commands.cpp, report/metrics_text.cpp): false on a
+// single node.
+bool Report(const ServerState& s, RaftReport* out);
+// RAFT TRANSFER, ADD, REMOVE on the leader (the command checks ids and leadership first).
+// `done` runs once, on another thread, with "" or why it failed. `keep_client`: the client
+// waiting for the answer, not closed when this node steps down (ClusterLog::HandOver).
+using RaftChangeDone = std::function<void(const std::string& error)>;
+void Transfer(ServerState& s, std::uint64_t id, std::int64_t keep_client, RaftChangeDone done);
+// `raft_address`: "IPv4:port", as libraft takes it.
+void AddMember(ServerState& s, std::uint64_t id, const std::string& raft_address,
+               RaftChangeDone done);
+void RemoveMember(ServerState& s, std::uint64_t id, RaftChangeDone done);
 
 }  // namespace latch::cluster

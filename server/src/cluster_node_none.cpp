@@ -18,5 +18,15 @@ bool LeaderKnown(const ServerState&) { return true; }
 bool Failed(const ServerState&) { return false; }
 bool FollowedLeader(const ServerState&, LeaderEndpoint*) { return false; }
 std::uint64_t FollowedLeaderId(const ServerState&) { return 0; }
+bool Report(const ServerState&, RaftReport*) { return false; }
+void Transfer(ServerState&, std::uint64_t, std::int64_t, RaftChangeDone done) {
+  done("this latchd was built without libraft");
+}
+void AddMember(ServerState&, std::uint64_t, const std::string&, RaftChangeDone done) {
+  done("this latchd was built without libraft");
+}
+void RemoveMember(ServerState&, std::uint64_t, RaftChangeDone done) {
+  done("this latchd was built without libraft");
+}
 
 }  // namespace latch::cluster

@@ -90,6 +90,9 @@ class Cluster {
                                   "127.0.0.1"};
     argv.insert(argv.end(), {"--raft-id", std::to_string(i + 1), "--raft-peers", peers_,
                              "--raft-dir", raft_dir});
+    if (!metrics_ports_.empty()) {
+      argv.insert(argv.end(), {"--metrics-port", std::to_string(metrics_ports_[i])});
+    }
     argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
     nodes_[i] = std::make_unique<ServerProcess>("latchd node " + std::to_string(i + 1),
                                                 std::move(argv), client_ports_[i]);
@@ -102,6 +105,23 @@ class Cluster {
 
   int size() const { return size_; }
   int port(int i) const { return client_ports_[i]; }
+  int raft_port(int i) const { return raft_ports_[i]; }
+  // Before Start: every node serves /metrics on a port of its own (metrics_port).
+  void EnableMetrics() {
+    for (int i = 0; i < kNodes; ++i) metrics_ports_.push_back(FreePort());
+  }
+  int metrics_port(int i) const { return metrics_ports_[i]; }
+  // raft-peers as every node gets it, and the directory under which node i keeps
+  // "node<i+1>" (more nodes, e.g. one joining by RAFT ADD, can live there too).
+  const std::string& peers() const { return peers_; }
+  const std::filesystem::path& dir() const { return dir_; }
+  pid_t pid(int i) const { return nodes_[i]->pid(); }
+  // SIGTERM, then waits (bounded) for the exit: the wait status, or -1 if it had to be killed.
+  int Stop(int i) {
+    const int status = nodes_[i]->Stop();
+    nodes_[i].reset();
+    return status;
+  }
   bool alive(int i) const { return nodes_[i] != nullptr; }
   void Kill9(int i) {
     ::kill(nodes_[i]->pid(), SIGKILL);
@@ -177,7 +197,7 @@ class Cluster {
   std::vector<std::string> extra_args_;
   int size_;
   std::filesystem::path dir_;
-  std::vector<int> raft_ports_, client_ports_;
+  std::vector<int> raft_ports_, client_ports_, metrics_ports_;
   std::string peers_;
   std::vector<std::unique_ptr<ServerProcess>> nodes_;
 };

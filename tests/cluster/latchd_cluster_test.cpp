@@ -131,7 +131,13 @@ TEST(LatchdCluster, LeaderLosingItsMajorityMidWriteClosesTheClientAndStops) {
   std::string trailing;
   EXPECT_TRUE(conn.WaitClosed(&trailing)) << c.Log(old_leader);
   EXPECT_EQ(trailing, "");
-  const std::string log = c.Log(old_leader);
+  // The node closes the connection before it logs why (ClusterLog::Proposed answers the held
+  // replies first): read its log once the line is there, or after a deadline.
+  std::string log;
+  Eventually([&] {
+    log = c.Log(old_leader);
+    return log.find("lost leadership with writes not committed") != std::string::npos;
+  });
   // Stopped on a fault: a supervisor must see a failure.
   const int status = c.WaitExit(old_leader);
   EXPECT_NE(status, -1) << "the old leader did not stop\n" << log;

@@ -64,7 +64,10 @@ ClusterLog::ClusterLog(ClusterParts parts, RaftConfig config)
   RaftNodeOptions o;
   o.id = config_.id;
   o.address = config_.address;
-  for (const auto& m : config_.members) o.peers.push_back(Peer{m.id, m.raft_address});
+  // A joining node bootstraps nothing: no peers (RaftNode::Loop::Open).
+  if (!config_.join) {
+    for (const auto& m : config_.members) o.peers.push_back(Peer{m.id, m.raft_address});
+  }
   o.dir = config_.dir;
   o.election_timeout = std::chrono::milliseconds(config_.election_timeout_ms);
   o.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
@@ -90,6 +93,7 @@ void ClusterLog::Attach() {
 }
 
 void ClusterLog::Stop() {
+  HandOverBeforeStop();
   if (attached_.exchange(false)) p_.key_events.set_replication(nullptr);
   {
     std::lock_guard lock(mu_);
@@ -195,6 +199,7 @@ void ClusterLog::RunProposer() {
     lock.unlock();
     RefreshRole();
     RenewLease();
+    ContinueHandOver();
     lock.lock();
   }
 }
@@ -292,7 +297,8 @@ void ClusterLog::RenewLease() {
 
 void ClusterLog::RefreshRole() {
   const NodeStatus st = node_->Status();
-  const bool leader = st.role == NodeStatus::Role::kLeader && st.leader_ready && !dirty_;
+  const bool leader =
+      st.role == NodeStatus::Role::kLeader && st.leader_ready && !dirty_ && !handing_over_;
   // Before it grants: its tokens start at its term's floor, above every earlier term's
   // (docs/CLUSTER.md, "Fencing tokens").
   if (leader) p_.locks.tokens().UseTermFloor(st.term);
@@ -311,6 +317,8 @@ void ClusterLog::CloseClientsOnDemotion() {
   std::size_t closed = 0;
   p_.clients.ForEach([&](ClientInfo& c) {
     if (!c.kill) return;  // a REST request's session: nothing to close
+    // The client that waits for its RAFT TRANSFER reply (HandOver) stays.
+    if (c.id == keep_client_.load()) return;
     c.kill();
     ++closed;
   });

@@ -19,6 +19,7 @@
 // Each entry starts with this process's nonce: the leader skips the entries it proposed
 // itself (their effects are in its keyspace already) and applies all others.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -100,6 +101,15 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   // This node stopped itself on a fault (a lost entry with effects, an entry it cannot apply).
   bool failed() const { return failed_.load(); }
 
+  // Membership and leadership (cluster_handover.cpp): RAFT ADD/REMOVE go to the node as is.
+  RaftNode& node() const { return *node_; }
+  // RAFT TRANSFER: stops serving (every client but `keep_client` closed, as on stepping
+  // down), waits (one election timeout at most) until every record appended is committed,
+  // so that libraft refusing proposals during the transfer loses none, then hands leadership
+  // to `target` (0: the most up-to-date voter). `done` runs once, on another thread, with ""
+  // or why it failed; on failure this node serves again if it still leads.
+  void HandOver(std::uint64_t target, std::int64_t keep_client, RaftNode::ChangeDone done);
+
   // store::KeyEvents, under the shard lock.
   void OnModified(store::Shard& shard, const store::KeyEvent& e) override;
   store::Object* OnGone(store::Shard& shard, const store::KeyEvent& e) override;
@@ -123,6 +133,11 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void RefreshRole();
   void CloseClientsOnDemotion();
   void RenewLease();  // the proposer's, after RefreshRole
+  // The hand-over (cluster_handover.cpp): the proposer's step after RenewLease, its end, and
+  // Stop()'s (a leader that stops hands over first).
+  void ContinueHandOver();
+  void EndHandOver(const std::string& error);
+  void HandOverBeforeStop();
   bool Recording() const;
 
   ClusterParts p_;
@@ -149,6 +164,16 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::atomic<bool> failed_{false};
   std::atomic<std::int64_t> last_read_{0};  // steady_clock ticks of the last FenceRead
   std::atomic<bool> renewing_{false};       // a lease-renewal barrier is in flight
+
+  // A leadership hand-over in progress (HandOver). handing_over_ keeps RefreshRole from
+  // serving; the rest is under handover_mu_.
+  std::atomic<bool> handing_over_{false};
+  std::atomic<std::int64_t> keep_client_{0};  // not closed on stepping down (0: none)
+  std::mutex handover_mu_;
+  bool handover_started_ = false;  // RaftNode::Transfer called
+  std::uint64_t handover_target_ = 0;
+  std::chrono::steady_clock::time_point handover_deadline_{};
+  RaftNode::ChangeDone handover_done_;
 };
 
 }  // namespace latch::cluster

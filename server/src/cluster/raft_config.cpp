@@ -17,8 +17,9 @@ bool ParseNumber(std::string_view s, std::uint64_t max, std::uint64_t* v) {
   return ec == std::errc() && end == s.data() + s.size() && !s.empty() && *v <= max;
 }
 
-// The IPv4 literal of `host` (libraft's transport takes nothing else).
-std::optional<std::string> ResolveIpv4(const std::string& host, std::string* ip) {
+}  // namespace
+
+std::optional<std::string> ResolveRaftHost(const std::string& host, std::string* ip) {
   in_addr literal{};
   if (inet_pton(AF_INET, host.c_str(), &literal) == 1) {
     *ip = host;
@@ -35,6 +36,22 @@ std::optional<std::string> ResolveIpv4(const std::string& host, std::string* ip)
   inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof text);
   freeaddrinfo(found);
   *ip = text;
+  return std::nullopt;
+}
+
+namespace {
+
+// raft-addr HOST:PORT as libraft takes it, "a.b.c.d:port".
+std::optional<std::string> ResolveRaftAddr(const std::string& addr, std::string* out) {
+  const std::size_t colon = addr.rfind(':');
+  std::uint64_t port = 0;
+  if (colon == std::string::npos ||
+      !ParseNumber(std::string_view(addr).substr(colon + 1), 65535, &port) || port == 0) {
+    return "bad raft-addr '" + addr + "': expected HOST:PORT";
+  }
+  std::string ip;
+  if (auto reason = ResolveRaftHost(addr.substr(0, colon), &ip)) return reason;
+  *out = ip + ":" + std::to_string(port);
   return std::nullopt;
 }
 
@@ -60,7 +77,7 @@ std::optional<std::string> ResolveRaftConfig(const Options& o, RaftConfig* out) 
   std::set<std::string> resolved;
   for (const config::PeerSpec& p : peers) {
     std::string ip;
-    if (auto reason = ResolveIpv4(p.host, &ip)) return reason;
+    if (auto reason = ResolveRaftHost(p.host, &ip)) return reason;
     RaftConfig::Member m{p.id, ip + ":" + std::to_string(p.raft_port), p.host, p.client_port};
     if (!resolved.insert(m.raft_address).second) {
       return "duplicate raft-peers address " + m.raft_address + " (after resolving " + p.host + ")";
@@ -68,22 +85,29 @@ std::optional<std::string> ResolveRaftConfig(const Options& o, RaftConfig* out) 
     if (p.id == o.raft_id) c.address = m.raft_address;
     c.members.push_back(std::move(m));
   }
-  if (c.address.empty()) {
-    return "this node (raft-id " + std::to_string(o.raft_id) + ") is not in raft-peers";
-  }
+  std::string own;  // raft-addr resolved; empty when not set
   if (!o.raft_addr.empty()) {
-    const std::size_t colon = o.raft_addr.rfind(':');
-    std::uint64_t port = 0;
-    if (colon == std::string::npos ||
-        !ParseNumber(std::string_view(o.raft_addr).substr(colon + 1), 65535, &port) || port == 0) {
-      return "bad raft-addr '" + o.raft_addr + "': expected HOST:PORT";
+    if (auto reason = ResolveRaftAddr(o.raft_addr, &own)) return reason;
+  }
+  if (c.address.empty() && !own.empty()) {
+    // Not in the first membership but with an address of its own: a node that joins the
+    // running cluster (RAFT ADD on its leader). It bootstraps nothing (docs/CLUSTER.md,
+    // "Membership and operations"); it lists itself for ROLE and SENTINEL.
+    if (!resolved.insert(own).second) {
+      return "raft-addr " + o.raft_addr + " is another member's address in raft-peers";
     }
-    std::string ip;
-    if (auto reason = ResolveIpv4(o.raft_addr.substr(0, colon), &ip)) return reason;
-    if (ip + ":" + std::to_string(port) != c.address) {
-      return "raft-addr " + o.raft_addr + " is not this node's address in raft-peers (" +
-             c.address + ")";
-    }
+    c.join = true;
+    c.address = own;
+    c.members.push_back(
+        RaftConfig::Member{o.raft_id, own, o.raft_addr.substr(0, o.raft_addr.rfind(':')), o.port});
+  }
+  if (c.address.empty()) {
+    return "this node (raft-id " + std::to_string(o.raft_id) +
+           ") is not in raft-peers (a node joining a running cluster sets raft-addr)";
+  }
+  if (!own.empty() && own != c.address) {
+    return "raft-addr " + o.raft_addr + " is not this node's address in raft-peers (" + c.address +
+           ")";
   }
   *out = std::move(c);
   return std::nullopt;

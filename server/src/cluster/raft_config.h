@@ -23,7 +23,10 @@ struct RaftConfig {
     std::string client_host;   // as written in raft-peers (ROLE, forwarding)
     int client_port;
   };
-  std::vector<Member> members;
+  std::vector<Member> members;  // raft-peers (and, when join, this node last)
+  // Not in raft-peers, with a raft-addr: this node joins the running cluster (RAFT ADD) and
+  // must not bootstrap a configuration of its own.
+  bool join = false;
   std::string dir;
   std::int64_t election_timeout_ms = 1000;
   std::int64_t heartbeat_interval_ms = 100;
@@ -34,5 +37,9 @@ struct RaftConfig {
 // addresses, a host that does not resolve, raft-id missing or not among the peers, appendonly,
 // a heartbeat not below the election timeout).
 std::optional<std::string> ResolveRaftConfig(const Options& o, RaftConfig* out);
+
+// The IPv4 literal of `host` (libraft's transport takes nothing else): `host` itself when it
+// is one, else its first IPv4 address. The reason when it has none.
+std::optional<std::string> ResolveRaftHost(const std::string& host, std::string* ip);
 
 }  // namespace latch::cluster

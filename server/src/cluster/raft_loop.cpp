@@ -157,7 +157,9 @@ void RaftNode::Loop::Open() {
     }
   }
   // RAFT_CANTBOOTSTRAP: the directory already holds state (a restart); it wins over `peers`.
-  rv = raft_bootstrap(&raft, &conf);
+  // No peers: a node joining a running cluster, which must not bootstrap a configuration of
+  // its own; it waits for the leader's RAFT ADD (docs/CLUSTER.md, "Membership").
+  rv = options.peers.empty() ? RAFT_CANTBOOTSTRAP : raft_bootstrap(&raft, &conf);
   raft_configuration_close(&conf);
   if (rv != 0 && rv != RAFT_CANTBOOTSTRAP) close_and_fail("raft_bootstrap", raft_errmsg(&raft));
   raft_set_election_timeout(&raft, static_cast<unsigned>(options.election_timeout.count()));
@@ -203,12 +205,15 @@ void RaftNode::Loop::Run() {
 
 void RaftNode::Loop::Drain() {
   std::deque<Queued> batch;
+  std::deque<std::function<void(bool)>> work;
   bool stop;
   {
     std::lock_guard lock(mu);
     batch.swap(queue);
+    work.swap(tasks);
     stop = stop_requested;
   }
+  for (auto& task : work) task(stop || closing);
   for (Queued& q : batch) {
     if (stop || closing) {
       Finish(q.done, ProposeStatus::kShutdown, {}, "the node is stopping");
@@ -281,6 +286,7 @@ void RaftNode::Loop::BarrierDone(struct raft_barrier* r, int status) {
 
 void RaftNode::Loop::Committed(raft_term term, Clock::time_point start) {
   if (raft_state(&raft) != RAFT_LEADER || term != raft.current_term) return;
+  if (raft.transfer != nullptr || start < lease_floor) return;  // StartTransfer
   lease = std::max(lease, start + LeaseSpan(options));
 }
 
@@ -322,6 +328,8 @@ void RaftNode::Loop::Publish() {
   status.snapshot_index = raft.log.snapshot.last_index;
   lease_until = lease;
   PublishPeers(state);
+  PublishMembers();
+  CountLeaderChange();
 }
 
 // Under mu. libraft clears recent_recv once per election timeout (its contact-quorum check),

@@ -12,6 +12,7 @@ extern "C" {
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -90,6 +91,35 @@ struct RaftNode::Loop {
   raft_term barrier_term = 0;  // the term whose election barrier was proposed
   raft_term ready_term = 0;    // the term whose election barrier was applied
   Clock::time_point lease{};   // published as lease_until
+
+  // Membership and leadership (raft_membership.cpp).
+  struct ChangeReq {
+    struct raft_change req;
+    Loop* loop;
+    ChangeDone done;
+    raft_id promote;  // after raft_add: the spare to make a voter
+  };
+  struct TransferReq {
+    struct raft_transfer req;
+    Loop* loop;
+    ChangeDone done;
+  };
+  // Work queued by RaftNode::Transfer/Add/Remove; `stopping`: the node closes, refuse.
+  std::deque<std::function<void(bool stopping)>> tasks;  // under mu
+  std::vector<RaftMember> members;                       // under mu (PublishMembers)
+  // Loop thread: entries appended before it give no lease (a transfer may have let another
+  // node start an election since).
+  Clock::time_point lease_floor{};
+  void StartTransfer(raft_id id, ChangeDone done);
+  void StartAdd(raft_id id, const std::string& address, ChangeDone done);
+  void StartRemove(raft_id id, ChangeDone done);
+  raft_id MostUpToDateVoter();
+  void PublishMembers();       // under mu
+  void CountLeaderChange();    // under mu, after status is published
+  raft_id counted_leader = 0;  // under mu: the leader (and term) last counted
+  raft_term counted_term = 0;
+  static void ChangeDoneCb(struct raft_change* req, int status);
+  static void TransferDoneCb(struct raft_transfer* req);
 };
 
 }  // namespace latch::cluster

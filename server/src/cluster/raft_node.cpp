@@ -68,6 +68,51 @@ std::vector<PeerProgress> RaftNode::Peers() const {
   return loop_->peers;
 }
 
+// ---- Membership and leadership: queued for the loop thread (raft_membership.cpp) ----
+
+bool RaftNode::Post(std::function<void(bool)> task) {
+  std::lock_guard lock(loop_->mu);
+  if (loop_->stop_requested) return false;
+  loop_->tasks.push_back(std::move(task));
+  uv_async_send(&loop_->wake);
+  return true;
+}
+
+std::vector<RaftMember> RaftNode::Members() const {
+  std::lock_guard lock(loop_->mu);
+  return loop_->members;
+}
+
+void RaftNode::Transfer(std::uint64_t id, ChangeDone done) {
+  auto shared = std::make_shared<ChangeDone>(std::move(done));
+  if (!Post([loop = loop_.get(), id, shared](bool stopping) {
+        if (stopping) return (*shared)("the node is stopping");
+        loop->StartTransfer(id, std::move(*shared));
+      })) {
+    (*shared)("the node is stopping");
+  }
+}
+
+void RaftNode::Add(std::uint64_t id, std::string address, ChangeDone done) {
+  auto shared = std::make_shared<ChangeDone>(std::move(done));
+  if (!Post([loop = loop_.get(), id, address = std::move(address), shared](bool stopping) {
+        if (stopping) return (*shared)("the node is stopping");
+        loop->StartAdd(id, address, std::move(*shared));
+      })) {
+    (*shared)("the node is stopping");
+  }
+}
+
+void RaftNode::Remove(std::uint64_t id, ChangeDone done) {
+  auto shared = std::make_shared<ChangeDone>(std::move(done));
+  if (!Post([loop = loop_.get(), id, shared](bool stopping) {
+        if (stopping) return (*shared)("the node is stopping");
+        loop->StartRemove(id, std::move(*shared));
+      })) {
+    (*shared)("the node is stopping");
+  }
+}
+
 void RaftNode::Stop() {
   if (!loop_->thread.joinable()) return;
   {

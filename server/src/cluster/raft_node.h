@@ -97,6 +97,9 @@ struct NodeStatus {
   std::uint64_t applied_index = 0;
   std::uint64_t last_index = 0;      // last entry in this node's log
   std::uint64_t snapshot_index = 0;  // last entry of the last snapshot taken or installed
+  // How many times this node learnt of a new leader (another id, or the same in a new term)
+  // since it started (latch_raft_leader_changes_total).
+  std::uint64_t leader_changes = 0;
 };
 
 // What the leader knows of one follower (RaftNode::Peers; INFO replication, SENTINEL).
@@ -106,6 +109,14 @@ struct PeerProgress {
   // When the leader last had a message from it (libraft's recent_recv, sampled after every
   // loop iteration); the epoch when never in this term.
   std::chrono::steady_clock::time_point last_heard{};
+};
+
+// A member of the configuration (RaftNode::Members).
+struct RaftMember {
+  enum class Role { kVoter, kStandby, kSpare };
+  std::uint64_t id = 0;
+  std::string address;
+  Role role = Role::kVoter;
 };
 
 class RaftNode {
@@ -141,12 +152,32 @@ class RaftNode {
   // is not the leader. Any thread.
   std::vector<PeerProgress> Peers() const;
 
+  // Membership and leadership (RAFT ADD, REMOVE, TRANSFER; docs/CLUSTER.md, "Membership and
+  // operations"). Each runs on the node's thread; `done` runs there once libraft settled it,
+  // with "" on success or the reason it failed (libraft's message, or this wrapper's).
+  using ChangeDone = std::function<void(const std::string& error)>;
+  // The configuration as this node knows it (the last one in its log, committed or not), in
+  // libraft's order. Any thread.
+  std::vector<RaftMember> Members() const;
+  // Hands leadership to voter `id` (0: the voter whose log is the most up to date). The lease
+  // is dropped first (no read is answered alone after this call) and libraft refuses
+  // proposals until the transfer ends. Success: the target was seen leading within libraft's
+  // bound (one election timeout).
+  void Transfer(std::uint64_t id, ChangeDone done);
+  // Adds a node at `address` ("IPv4:port") as a spare, then makes it a voter; libraft catches
+  // its log up before the configuration that counts it is appended.
+  void Add(std::uint64_t id, std::string address, ChangeDone done);
+  void Remove(std::uint64_t id, ChangeDone done);
+
   // Closes libraft (pending proposals end with kLeadershipLost or kShutdown), its sockets
   // and files, and joins the thread. Idempotent.
   void Stop();
 
  private:
   struct Loop;
+  // Queues `task` for the node's thread (Transfer, Add, Remove); `stopping` tells it to refuse.
+  // False, with nothing queued, once the node stops.
+  bool Post(std::function<void(bool stopping)> task);
   std::unique_ptr<Loop> loop_;
 };
 

@@ -32,6 +32,7 @@ void RegisterLcsCommand(CommandTable& t);            // lcs_command.cpp
 // BGREWRITEAOF (persistence_commands.cpp), registered where journal/ registered it before.
 void RegisterPersistenceCommands(CommandTable& t);
 void RegisterSentinelCommands(CommandTable& t);  // sentinel_commands.cpp: cluster discovery
+void RegisterRaftCommands(CommandTable& t);      // raft_commands.cpp: RAFT STATUS, TRANSFER...
 
 namespace {
 
@@ -88,6 +89,7 @@ CommandTable::CommandTable() {
   RegisterLatencyCommands(*this);
   RegisterMonitorCommand(*this);
   RegisterSentinelCommands(*this);
+  RegisterRaftCommands(*this);
 }
 
 namespace {

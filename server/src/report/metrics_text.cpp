@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "cluster_node.h"
 #include "report/redis_exporter_text.h"
 #include "report/stats_registry.h"
 #include "server_state.h"
@@ -51,6 +52,36 @@ void AppendErrorCodes(std::string* out, ServerState& st) {
   });
 }
 
+// A cluster node's Raft state (docs/CLUSTER.md, "Metrics"); nothing on a single node.
+void AppendRaftMetrics(std::string* out, const ServerState& st) {
+  cluster::RaftReport r;
+  if (!cluster::Report(st, &r)) return;
+  auto gauge = [out](std::string_view name, std::string_view type, std::string_view help,
+                     std::uint64_t value) {
+    Header(out, name, type, help);
+    out->append(name).append(" ");
+    AppendValue(out, static_cast<double>(value));
+  };
+  gauge("latch_raft_term", "gauge", "The Raft term this node is in.", r.term);
+  gauge("latch_raft_is_leader", "gauge",
+        "1 while this node is the Raft leader and accepts writes, else 0.", r.serving ? 1 : 0);
+  gauge("latch_raft_commit_index", "gauge", "The last Raft log index this node knows committed.",
+        r.commit_index);
+  gauge("latch_raft_applied_index", "gauge", "The last Raft log index applied on this node.",
+        r.applied_index);
+  gauge("latch_raft_leader_changes_total", "counter",
+        "New Raft leaders (another node, or a new term) this node learnt of since it started.",
+        r.leader_changes);
+  constexpr std::string_view kMatch = "latch_raft_peer_match_index";
+  Header(out, kMatch, "gauge",
+         "On the leader: the last Raft log index each follower reported holding.");
+  for (const auto& m : r.members) {
+    if (!m.has_progress) continue;
+    out->append(kMatch).append("{peer=\"").append(std::to_string(m.id)).append("\"} ");
+    AppendValue(out, static_cast<double>(m.match_index));
+  }
+}
+
 }  // namespace
 
 std::string MetricsText(ServerState& st) {
@@ -63,6 +94,7 @@ std::string MetricsText(ServerState& st) {
   }
   AppendErrorCodes(&s, st);
   AppendRedisExporterMetrics(&s, st);  // redis_exporter's names, commands, lock histograms
+  AppendRaftMetrics(&s, st);
   return s;
 }
 
