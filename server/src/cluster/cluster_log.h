@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -70,6 +71,11 @@ struct ClusterParts {
   const std::function<void()>& request_shutdown;
 };
 
+// The deadline as an entry or a snapshot carries it: the ms left on this node's clock plus
+// 1 ms per second for clock-rate differences between machines (docs/CLUSTER.md, "Expiry": a
+// deadline on another node is never earlier). 0: no deadline.
+std::int64_t RelativeDeadline(const store::Object& o, std::int64_t now_mono_ms);
+
 class ClusterLog final : public store::KeyEvents, public StateMachine, public journal::ReplyLog {
  public:
   // Starts the Raft node (throws std::runtime_error when libraft cannot) and the proposer.
@@ -107,7 +113,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
 
   // StateMachine, on the Raft thread.
   void Apply(EntryId id, std::string_view payload) override;
-  std::string Snapshot() override;
+  std::optional<std::string> Snapshot() override;  // cluster_snapshot.cpp
   bool Restore(std::string_view snapshot) override;
 
  private:
@@ -124,6 +130,10 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void CloseClientsOnDemotion();
   void RenewLease();  // the proposer's, after RefreshRole
   bool Recording() const;
+  // Applies records as the log's own (their key events are not recorded again), deadlines
+  // relative to now; `replace` empties every database first (a snapshot). False with the
+  // reason when a record is not one the journal writes.
+  bool ApplyFromLog(std::string_view records, bool replace, std::string* error);
 
   ClusterParts p_;
   RaftConfig config_;
@@ -149,6 +159,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::atomic<bool> failed_{false};
   std::atomic<std::int64_t> last_read_{0};  // steady_clock ticks of the last FenceRead
   std::atomic<bool> renewing_{false};       // a lease-renewal barrier is in flight
+  std::uint64_t snapshots_refused_ = 0;     // Raft thread: since the last snapshot taken
 };
 
 }  // namespace latch::cluster
