@@ -85,15 +85,17 @@ class Cluster {
     }
     return true;
   }
-  // Starts node i (again, after a kill: on its Raft directory as it was left).
-  bool StartNode(int i, std::string* error) {
-    const std::string raft_dir = (dir_ / ("node" + std::to_string(i + 1))).string();
+  // Starts node i (again, after a kill: on its Raft directory as it was left), with `more`
+  // directives after the cluster's own (a later one wins).
+  bool StartNode(int i, std::string* error, const std::vector<std::string>& more = {}) {
+    const std::string raft_dir = RaftDir(i).string();
     std::filesystem::create_directories(raft_dir);
     std::vector<std::string> argv{LATCHD_PATH, "--port", std::to_string(client_ports_[i]), "--bind",
                                   "127.0.0.1"};
     argv.insert(argv.end(), {"--raft-id", std::to_string(i + 1), "--raft-peers", peers_,
                              "--raft-dir", raft_dir});
     argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+    argv.insert(argv.end(), more.begin(), more.end());
     nodes_[i] = std::make_unique<ServerProcess>("latchd node " + std::to_string(i + 1),
                                                 std::move(argv), client_ports_[i]);
     if (!nodes_[i]->ok()) {
@@ -104,6 +106,7 @@ class Cluster {
   }
 
   int port(int i) const { return client_ports_[i]; }
+  std::filesystem::path RaftDir(int i) const { return dir_ / ("node" + std::to_string(i + 1)); }
   bool alive(int i) const { return nodes_[i] != nullptr; }
   void Kill9(int i) {
     ::kill(nodes_[i]->pid(), SIGKILL);
