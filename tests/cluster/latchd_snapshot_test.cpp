@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -244,6 +245,35 @@ TEST(LatchdClusterSnapshot, FollowerDownWhileTheLogMovesOnCatchesUpFromTheLeader
   EXPECT_EQ(check.CommandArgs({"SELECT", "1"}), "+OK\r\n");
   EXPECT_EQ(check.CommandArgs({"DBSIZE"}), ":" + std::to_string(db1.size()) + "\r\n");
   for (const auto& [key, value] : db1) ASSERT_EQ(check.CommandArgs({"GET", key}), Bulk(value));
+}
+
+// Bytes that are not a whole latchd snapshot (here: a node's snapshot data replaced on disk)
+// are refused before the keyspace is touched; at start-up the node then stops with the reason
+// instead of serving a keyspace it could not rebuild.
+TEST(LatchdClusterSnapshot, UnreadableSnapshotStopsStartUpWithTheReason) {
+  Cluster c(kSmallSnapshots);
+  std::string error;
+  ASSERT_TRUE(c.Start(&error)) << error;
+  const int leader = c.WaitLeader();
+  ASSERT_NE(leader, -1) << "no leader within " << kElection.count() << " ms\n" << c.Logs();
+  RawConnection conn(c.port(leader), milliseconds(10000));
+  for (int n = 0; n < 100; ++n) {
+    ASSERT_EQ(conn.CommandArgs({"SET", "key:" + std::to_string(n), "v"}), "+OK\r\n");
+  }
+  const int follower = (leader + 1) % Cluster::kNodes;
+  ASSERT_TRUE(Eventually([&] { return ListRaftDir(c.RaftDir(follower)).snapshots > 0; },
+                         milliseconds(30000)))
+      << c.Log(follower);
+  c.Kill9(follower);
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(c.RaftDir(follower), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("snapshot-") && !name.ends_with(".meta")) {
+      std::ofstream(e.path(), std::ios::trunc) << "*1\r\n$4\r\nPING\r\n";
+    }
+  }
+  EXPECT_FALSE(c.StartNode(follower, &error));
+  EXPECT_NE(error.find("is not a whole latchd snapshot"), std::string::npos) << error;
 }
 
 }  // namespace
