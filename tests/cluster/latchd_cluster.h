@@ -82,9 +82,10 @@ class Cluster {
     }
     return true;
   }
-  // Starts node i (again, after a kill: on its Raft directory as it was left).
-  bool StartNode(int i, std::string* error) {
-    const std::string raft_dir = (dir_ / ("node" + std::to_string(i + 1))).string();
+  // Starts node i (again, after a kill: on its Raft directory as it was left), with `more`
+  // directives after the cluster's own (a later one wins).
+  bool StartNode(int i, std::string* error, const std::vector<std::string>& more = {}) {
+    const std::string raft_dir = RaftDir(i).string();
     std::filesystem::create_directories(raft_dir);
     std::vector<std::string> argv{LATCHD_PATH, "--port", std::to_string(client_ports_[i]), "--bind",
                                   "127.0.0.1"};
@@ -94,6 +95,7 @@ class Cluster {
       argv.insert(argv.end(), {"--metrics-port", std::to_string(metrics_ports_[i])});
     }
     argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+    argv.insert(argv.end(), more.begin(), more.end());
     nodes_[i] = std::make_unique<ServerProcess>("latchd node " + std::to_string(i + 1),
                                                 std::move(argv), client_ports_[i]);
     if (!nodes_[i]->ok()) {
@@ -108,7 +110,7 @@ class Cluster {
   int raft_port(int i) const { return raft_ports_[i]; }
   // Before Start: every node serves /metrics on a port of its own (metrics_port).
   void EnableMetrics() {
-    for (int i = 0; i < kNodes; ++i) metrics_ports_.push_back(FreePort());
+    for (int i = 0; i < size_; ++i) metrics_ports_.push_back(FreePort());
   }
   int metrics_port(int i) const { return metrics_ports_[i]; }
   // raft-peers as every node gets it, and the directory under which node i keeps
@@ -122,6 +124,7 @@ class Cluster {
     nodes_[i].reset();
     return status;
   }
+  std::filesystem::path RaftDir(int i) const { return dir_ / ("node" + std::to_string(i + 1)); }
   bool alive(int i) const { return nodes_[i] != nullptr; }
   void Kill9(int i) {
     ::kill(nodes_[i]->pid(), SIGKILL);

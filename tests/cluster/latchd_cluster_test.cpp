@@ -273,6 +273,12 @@ TEST(LatchdCluster, BadRaftConfigurationStopsStartUp) {
                 "this node (raft-id 3) is not in raft-peers");
   ExpectRefused({"--raft-peers", "1=127.0.0.1:" + r1 + ":" + c1},
                 "raft-peers is set but raft-id is not");
+  ExpectRefused({"--raft-id", "1", "--raft-peers", "1=127.0.0.1:" + r1 + ":" + c1,
+                 "--raft-snapshot-threshold", "0"},
+                "'raft-snapshot-threshold \"0\"'\nargument must be between 1 and 1000000000");
+  ExpectRefused({"--raft-id", "1", "--raft-peers", "1=127.0.0.1:" + r1 + ":" + c1,
+                 "--raft-snapshot-trailing", "-1"},
+                "'raft-snapshot-trailing \"-1\"'\nargument must be between 0 and 1000000000");
   // A Raft port another process holds: said as such (libraft's own message is empty).
   const int taken = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in sa{};

@@ -56,7 +56,7 @@ class RecordingMachine : public StateMachine {
     std::lock_guard lock(mu_);
     entries_.push_back({id, std::string(payload)});
   }
-  std::string Snapshot() override {
+  std::optional<std::string> Snapshot() override {
     std::lock_guard lock(mu_);
     std::string out;
     for (const Entry& e : entries_) {

@@ -489,6 +489,8 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"raft-dir", "/var/lib/latchd/raft"},
       {"raft-election-timeout", "600"},
       {"raft-heartbeat-interval", "50"},
+      {"raft-snapshot-threshold", "64"},
+      {"raft-snapshot-trailing", "16"},
       {"raft-sentinel-name", "locks"},
       {"enable-test-commands", "yes"},
       {"clock", "manual"},
@@ -545,9 +547,10 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // aof-load-truncated, aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
   // latency-monitor-threshold, raft-election-timeout, raft-heartbeat-interval,
-  // raft-sentinel-name, and 12 tls-* directives
+  // raft-sentinel-name, raft-snapshot-threshold, raft-snapshot-trailing, and 12 tls-*
+  // directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 19u + 12u + kThresholds);
+  EXPECT_EQ(ConfigGet(o, args).size(), 21u + 12u + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than, and 7
   // tls-* directives

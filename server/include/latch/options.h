@@ -139,6 +139,10 @@ struct Options {
   std::string raft_dir;
   std::int64_t raft_election_timeout = 1000;   // ms
   std::int64_t raft_heartbeat_interval = 100;  // ms
+  // Entries applied between two snapshots, and entries kept in the log behind one (so that a
+  // follower a little behind catches up from the log, not a snapshot). docs/CLUSTER.md.
+  std::int64_t raft_snapshot_threshold = 8192;
+  std::int64_t raft_snapshot_trailing = 8192;
   // The master name a cluster node answers SENTINEL for (cluster discovery, docs/CLUSTER.md).
   std::string raft_sentinel_name = "latch";
 

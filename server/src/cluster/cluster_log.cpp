@@ -19,6 +19,7 @@
 #include "store/keyspace.h"
 #include "store/keyspace_set.h"
 #include "store/lock_table.h"
+#include "store/shard_guard.h"
 
 namespace latch::cluster {
 namespace {
@@ -48,16 +49,13 @@ std::uint64_t GetU64(std::string_view p) {
   return v;
 }
 
-// The deadline as an entry carries it: the ms left on the leader's clock, plus 1 ms per
-// second for clock-rate differences between machines (docs/CLUSTER.md, "Expiry": a follower's
-// deadline is never earlier than the leader's). 0: no deadline.
+}  // namespace
+
 std::int64_t RelativeDeadline(const store::Object& o, std::int64_t now_mono_ms) {
   if (!o.has_expire()) return 0;
   const std::int64_t left = std::max<std::int64_t>(1, o.expire_at() - now_mono_ms);
   return left + (left + 999) / 1000;
 }
-
-}  // namespace
 
 ClusterLog::ClusterLog(ClusterParts parts, RaftConfig config)
     : p_(std::move(parts)), config_(std::move(config)), nonce_(RandomNonce()) {
@@ -71,9 +69,8 @@ ClusterLog::ClusterLog(ClusterParts parts, RaftConfig config)
   o.dir = config_.dir;
   o.election_timeout = std::chrono::milliseconds(config_.election_timeout_ms);
   o.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
-  // No snapshots yet (docs/CLUSTER.md, "Status"): the log keeps every entry, so a restart
-  // replays all of it.
-  o.snapshot_threshold = 0xFFFFFFFFu;
+  o.snapshot_threshold = config_.snapshot_threshold;  // docs/CLUSTER.md, "Snapshots"
+  o.snapshot_trailing = config_.snapshot_trailing;
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
   if (ec) {
@@ -283,7 +280,7 @@ void ClusterLog::FenceRead() {
 
 // A leader that serves reads keeps its lease with a barrier once less than half of the
 // election timeout is left, so that reads between writes rarely wait for one. Only while
-// reads come: an idle cluster writes nothing (the log has no snapshots yet).
+// reads come: an idle cluster writes nothing (each barrier is an entry to store).
 void ClusterLog::RenewLease() {
   if (!leader_ || renewing_) return;
   const auto now = std::chrono::steady_clock::now();
@@ -332,16 +329,8 @@ void ClusterLog::Apply(EntryId id, std::string_view payload) {
     return;
   }
   if (GetU64(payload) == nonce_) return;  // proposed here: already in this keyspace
-  // Deadlines are relative to this moment (the header comment): a time base of 0.
-  const TimeSnapshot now{p_.clock.MonoMs(), 0, 0};
-  const journal::Databases dbs{p_.dbs,
-                               [this](int db) -> store::Keyspace& { return p_.database(db); }};
   std::string error;
-  t_applying = true;
-  const bool ok =
-      journal::ApplyRecords(payload.substr(kNonceBytes), dbs, p_.locks.tokens(), now, &error);
-  t_applying = false;
-  if (!ok) {
+  if (!ApplyFromLog(payload.substr(kNonceBytes), /*replace=*/false, &error)) {
     // A node that cannot apply the log must not serve what it holds.
     p_.log.critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
                     error);
@@ -351,8 +340,24 @@ void ClusterLog::Apply(EntryId id, std::string_view payload) {
   }
 }
 
-std::string ClusterLog::Snapshot() { return {}; }  // never asked: snapshot_threshold above
-
-bool ClusterLog::Restore(std::string_view snapshot) { return snapshot.empty(); }
+bool ClusterLog::ApplyFromLog(std::string_view records, bool replace, std::string* error) {
+  // Deadlines are relative to this moment (the header comment): a time base of 0.
+  const TimeSnapshot now{p_.clock.MonoMs(), 0, 0};
+  const journal::Databases dbs{p_.dbs,
+                               [this](int db) -> store::Keyspace& { return p_.database(db); }};
+  t_applying = true;
+  if (replace) {
+    for (int db = 0; db < p_.dbs.count(); ++db) {
+      store::Keyspace* ks = p_.dbs.Find(db);
+      for (int i = 0; ks != nullptr && i < ks->shard_count(); ++i) {
+        store::ShardGuard lock(ks->shard(i));
+        ks->shard(i).Clear();
+      }
+    }
+  }
+  const bool ok = journal::ApplyRecords(records, dbs, p_.locks.tokens(), now, error);
+  t_applying = false;
+  return ok;
+}
 
 }  // namespace latch::cluster

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -70,6 +71,11 @@ struct ClusterParts {
   // ServerState::request_shutdown (set before any node starts).
   const std::function<void()>& request_shutdown;
 };
+
+// The deadline as an entry or a snapshot carries it: the ms left on this node's clock plus
+// 1 ms per second for clock-rate differences between machines (docs/CLUSTER.md, "Expiry": a
+// deadline on another node is never earlier). 0: no deadline.
+std::int64_t RelativeDeadline(const store::Object& o, std::int64_t now_mono_ms);
 
 class ClusterLog final : public store::KeyEvents, public StateMachine, public journal::ReplyLog {
  public:
@@ -117,7 +123,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
 
   // StateMachine, on the Raft thread.
   void Apply(EntryId id, std::string_view payload) override;
-  std::string Snapshot() override;
+  std::optional<std::string> Snapshot() override;  // cluster_snapshot.cpp
   bool Restore(std::string_view snapshot) override;
 
  private:
@@ -139,6 +145,10 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void EndHandOver(const std::string& error);
   void HandOverBeforeStop();
   bool Recording() const;
+  // Applies records as the log's own (their key events are not recorded again), deadlines
+  // relative to now; `replace` empties every database first (a snapshot). False with the
+  // reason when a record is not one the journal writes.
+  bool ApplyFromLog(std::string_view records, bool replace, std::string* error);
 
   ClusterParts p_;
   RaftConfig config_;
@@ -174,6 +184,7 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::uint64_t handover_target_ = 0;
   std::chrono::steady_clock::time_point handover_deadline_{};
   RaftNode::ChangeDone handover_done_;
+  std::uint64_t snapshots_refused_ = 0;     // Raft thread: since the last snapshot taken
 };
 
 }  // namespace latch::cluster

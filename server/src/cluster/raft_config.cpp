@@ -74,6 +74,8 @@ std::optional<std::string> ResolveRaftConfig(const Options& o, RaftConfig* out) 
   c.dir = o.raft_dir.empty() ? (o.dir.empty() ? std::string("raft") : o.dir + "/raft") : o.raft_dir;
   c.election_timeout_ms = o.raft_election_timeout;
   c.heartbeat_interval_ms = o.raft_heartbeat_interval;
+  c.snapshot_threshold = static_cast<unsigned>(o.raft_snapshot_threshold);
+  c.snapshot_trailing = static_cast<unsigned>(o.raft_snapshot_trailing);
   std::set<std::string> resolved;
   for (const config::PeerSpec& p : peers) {
     std::string ip;

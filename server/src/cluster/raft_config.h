@@ -30,6 +30,8 @@ struct RaftConfig {
   std::string dir;
   std::int64_t election_timeout_ms = 1000;
   std::int64_t heartbeat_interval_ms = 100;
+  unsigned snapshot_threshold = 8192;  // raft-snapshot-threshold
+  unsigned snapshot_trailing = 8192;   // raft-snapshot-trailing
 };
 
 // The start-up check of the raft-* options (raft_peers must be set). Returns the cluster's

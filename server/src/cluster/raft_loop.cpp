@@ -370,7 +370,9 @@ int RaftNode::Loop::FsmApply(raft_fsm* f, const raft_buffer* buf, void** result)
 
 int RaftNode::Loop::FsmSnapshot(raft_fsm* f, raft_buffer* bufs[], unsigned* n_bufs) {
   auto* self = static_cast<Loop*>(f->data);
-  const std::string state = self->sm.Snapshot();
+  const std::optional<std::string> taken = self->sm.Snapshot();
+  if (!taken) return RAFT_BUSY;  // libraft retries after its next apply
+  const std::string& state = *taken;
   // fsm version 1: libraft owns both allocations and frees them with raft_free.
   auto* out = static_cast<raft_buffer*>(raft_malloc(sizeof(raft_buffer)));
   if (out == nullptr) return RAFT_NOMEM;

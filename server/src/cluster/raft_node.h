@@ -20,6 +20,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,7 +64,8 @@ class StateMachine {
   // A committed entry, in log order. The same (id, payload) sequence on every node.
   virtual void Apply(EntryId id, std::string_view payload) = 0;
   // The state after every entry applied so far, as bytes (kept by libraft as a snapshot).
-  virtual std::string Snapshot() = 0;
+  // nullopt: not now (libraft's RAFT_BUSY); libraft asks again after its next apply.
+  virtual std::optional<std::string> Snapshot() = 0;
   // Replaces the state by a snapshot's bytes (at start-up, or from the leader when this node
   // is too far behind). False: unreadable, and the state must be left as it was; at start-up
   // the RaftNode constructor then throws, from the leader the snapshot is refused.

@@ -471,6 +471,10 @@ constexpr std::array kDirectives = {
                     SetInteger<&Options::raft_election_timeout, 10, 3600000>, false},
     ConfigDirective{"raft-heartbeat-interval", GetNumber<&Options::raft_heartbeat_interval>,
                     SetInteger<&Options::raft_heartbeat_interval, 1, 3600000>, false},
+    ConfigDirective{"raft-snapshot-threshold", GetNumber<&Options::raft_snapshot_threshold>,
+                    SetInteger<&Options::raft_snapshot_threshold, 1, 1000000000>, false},
+    ConfigDirective{"raft-snapshot-trailing", GetNumber<&Options::raft_snapshot_trailing>,
+                    SetInteger<&Options::raft_snapshot_trailing, 0, 1000000000>, false},
     ConfigDirective{"raft-sentinel-name", GetString<&Options::raft_sentinel_name>, SetSentinelName,
                     false},
 };

@@ -133,7 +133,6 @@ class Persistence final : public store::KeyEvents {
   // Writes the keyspace as records into `fd`, shard by shard; returns the bytes written.
   // Fails when a SWAPDB ran since the swap count was `swaps`.
   std::uint64_t WriteSnapshot(int fd, std::uint64_t swaps);
-  std::uint64_t WriteKeyspace(int fd, store::Keyspace& ks, std::string* out);
   void Timestamp(std::string* out, const TimeSnapshot& now);
 
   PersistenceParts parts_;

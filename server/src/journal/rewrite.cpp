@@ -18,11 +18,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <numeric>
 #include <stdexcept>
 #include <vector>
 
-#include "journal/container_records.h"
+#include "journal/base_writer.h"
 #include "journal/persistence.h"
 #include "journal/record_codec.h"
 #include "store/keyspace_set.h"
@@ -31,8 +30,6 @@
 
 namespace latch::journal {
 namespace {
-constexpr std::size_t kFlushAbove = 1 << 20;
-
 void WriteOrThrow(int fd, const std::string& data) {
   std::size_t done = 0;
   while (done < data.size()) {
@@ -42,87 +39,32 @@ void WriteOrThrow(int fd, const std::string& data) {
     done += static_cast<std::size_t>(n);
   }
 }
-// Calls fn for every item, in an order that strides through `items` by about 0.618 of its
-// size (a step coprime with it, so every item once). Why: a shard iterates its keys in the
-// order of their slots, which is the order of their hashes, and the loader inserts a base's
-// keys, in file order, into the shard's open-addressing table (store/handle_table.h) while it
-// grows. Keys arriving in hash order pile up into one ever longer run of occupied slots (each
-// insert probes to its end): 742k locks took 22.5 s to load. Scattered, the same keys land
-// evenly over the table, as keys arriving from clients do.
-template <class Fn>
-void ForEachScattered(const std::vector<const store::Object*>& items, Fn&& fn) {
-  const std::size_t n = items.size();
-  if (n == 0) return;
-  std::size_t step = std::max<std::size_t>(1, n * 618 / 1000);
-  while (std::gcd(step, n) != 1) ++step;
-  std::size_t at = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    fn(items[at]);
-    at += step;
-    if (at >= n) at -= n;
-  }
-}
 }  // namespace
 
 std::uint64_t Persistence::WriteSnapshot(int fd, std::uint64_t swaps) {
-  std::string out;
-  std::uint64_t total = 0;
-  // Every token granted before the switch is at most this: the counter survives the keys.
-  EncodeFence(&out, parts_.locks.tokens().last());
+  std::vector<std::pair<int, store::Keyspace*>> dbs;
+  for (int db = 0; db < parts_.dbs.count(); ++db) {
+    store::Keyspace* ks = parts_.dbs.Find(db);
+    if (ks != nullptr && ks->TotalKeys() != 0) dbs.emplace_back(db, ks);
+  }
+  const BaseWriter writer{
+      // CONFIG SET appendonly no or shutdown stops the wait (the files on disk are consistent
+      // without this base): the one asking may be an EXEC that holds every shard.
+      .lock = [this](store::Shard& s) { return store::LockShard(s, &abort_rewrite_); },
+      .unlock = [](store::Shard& s) { store::UnlockShard(s); },
+      .deadline =
+          [](const store::Object& o, const TimeSnapshot& now) {
+            return std::max<std::int64_t>(1, now.MonoToWall(o.expire_at()));
+          },
+      .flush = [fd](const std::string& bytes) { WriteOrThrow(fd, bytes); },
+  };
+  const std::uint64_t bytes = WriteBase(dbs, parts_.locks.tokens().last(), parts_.clock, writer);
   // A SWAPDB is not idempotent as the other records are: one since `swaps` was read (before
   // the switch to the new incremental file) would be both in the snapshot (partly) and in
   // that file. The rewrite then fails and the files on disk stay as they were (a later
   // rewrite retries).
-  int selected = 0;  // a base file starts in database 0, as every journal file
-  for (int db = 0; db < parts_.dbs.count(); ++db) {
-    store::Keyspace* ks = parts_.dbs.Find(db);
-    if (ks == nullptr || ks->TotalKeys() == 0) continue;
-    if (db != selected) EncodeSelect(&out, db);
-    selected = db;
-    total += WriteKeyspace(fd, *ks, &out);
-  }
   if (parts_.dbs.swaps() != swaps) throw std::runtime_error("aborted: SWAPDB during the rewrite");
-  WriteOrThrow(fd, out);
-  return total + out.size();
-}
-
-// The keys of one database, shard by shard; flushes `out` into fd as it grows.
-std::uint64_t Persistence::WriteKeyspace(int fd, store::Keyspace& ks, std::string* out) {
-  std::uint64_t total = 0;
-  std::vector<const store::Object*> objects;
-  for (int i = 0; i < ks.shard_count(); ++i) {
-    store::Shard& shard = ks.shard(i);
-    {
-      // CONFIG SET appendonly no or shutdown stops the wait (the files on disk are consistent
-      // without this base): the one asking may be an EXEC that holds every shard.
-      if (!store::LockShard(shard, &abort_rewrite_)) throw std::runtime_error("aborted");
-      struct Unlock {
-        store::Shard& s;
-        ~Unlock() { store::UnlockShard(s); }
-      } unlock{shard};
-      const TimeSnapshot now = parts_.clock.Now();
-      objects.clear();
-      shard.ForEach([&](const store::Object* o) { objects.push_back(o); });
-      ForEachScattered(objects, [&](const store::Object* o) {
-        if (o->expired(now.mono_ms)) return;
-        const std::int64_t deadline =
-            o->has_expire() ? std::max<std::int64_t>(1, now.MonoToWall(o->expire_at())) : 0;
-        if (o->is_container()) {
-          EncodeContainer(out, *o, deadline);
-        } else if (o->token() != 0) {
-          EncodeLock(out, o->key(), o->value(), o->token(), deadline);
-        } else {
-          EncodeSet(out, o->key(), o->value(), deadline);
-        }
-      });
-    }
-    if (out->size() >= kFlushAbove) {
-      WriteOrThrow(fd, *out);
-      total += out->size();
-      out->clear();
-    }
-  }
-  return total;
+  return bytes;
 }
 
 void Persistence::Rewrite() {

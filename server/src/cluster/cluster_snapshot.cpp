@@ -1,0 +1,179 @@
+// ClusterLog's snapshots (docs/CLUSTER.md, "Snapshots"): the keyspace in the journal's base
+// format, written by the rewrite's writer (journal/base_writer.h) on the Raft thread, and read
+// back by the loader's appliers into an emptied keyspace.
+//
+// The bytes libraft keeps: "LATCHSN1", the length and the XXH3-64 of the records (8 bytes
+// each, little-endian), then the records: LATCH.FENCE, then per database a SELECT and every
+// live key (SET, LATCH.LOCK, hashes and sorted sets as MULTI ... EXEC), each deadline as the
+// ms left when its shard was read plus the clock-rate margin, as in an entry.
+#include <spdlog/logger.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "cluster/cluster_log.h"
+#include "journal/base_writer.h"
+#include "latch/clock.h"
+#include "store/keyspace.h"
+#include "store/keyspace_set.h"
+#include "store/lock_table.h"
+#include "store/shard_guard.h"
+#include "store/value_digest.h"
+
+namespace latch::cluster {
+namespace {
+
+constexpr std::string_view kSnapshotMagic = "LATCHSN1";
+constexpr std::size_t kSnapshotHeader = 24;
+
+void AppendU64(std::string* out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+std::uint64_t ReadU64(std::string_view p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  return v;
+}
+
+// The records of a snapshot's bytes; false when they are not a whole latchd snapshot.
+bool SnapshotRecords(std::string_view bytes, std::string_view* records) {
+  if (bytes.size() < kSnapshotHeader || bytes.substr(0, 8) != kSnapshotMagic) return false;
+  const std::uint64_t length = ReadU64(bytes.substr(8));
+  if (length != bytes.size() - kSnapshotHeader) return false;
+  *records = bytes.substr(kSnapshotHeader);
+  return ValueDigest(*records) == ReadU64(bytes.substr(16));
+}
+
+// Every shard of `dbs` locked within `budget`, in ascending global index (the lock order,
+// store/shard_guard.h), or none: a script may hold every shard for long, and the Raft thread
+// must not stop sending heartbeats behind it.
+bool LockAll(std::vector<std::pair<int, store::Keyspace*>> dbs, std::chrono::milliseconds budget,
+             std::vector<store::Shard*>* held) {
+  std::sort(dbs.begin(), dbs.end(),
+            [](const auto& a, const auto& b) { return a.second->base() < b.second->base(); });
+  const auto until = std::chrono::steady_clock::now() + budget;
+  for (const auto& [db, ks] : dbs) {
+    for (int i = 0; i < ks->shard_count(); ++i) {
+      store::Shard& s = ks->shard(i);
+      if (!s.mu().try_lock_until(until)) {
+        for (auto it = held->rbegin(); it != held->rend(); ++it) store::UnlockShard(**it);
+        held->clear();
+        return false;
+      }
+      store::NoteHeld(s);
+      held->push_back(&s);
+    }
+  }
+  return true;
+}
+
+// CPU time of the calling thread in ms: what a snapshot costs, apart from the waits of a
+// loaded machine (its wall time is logged too).
+double ThreadCpuMs() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+}  // namespace
+
+// On the Raft thread, after entry N was applied (libraft labels the snapshot N). A follower's
+// keyspace is exactly the state at N: only this thread writes it. A leader's also holds the
+// effects of records not committed yet (proposed in entries after N, or not proposed); a
+// snapshot must not carry one, since a later leader may drop it. So every shard is locked
+// (no record can be appended meanwhile) and the snapshot is taken only if every record with
+// effects is in a committed entry; otherwise libraft is told "busy" and asks again after its
+// next apply. Shards are released as they are written: later writes to them are after N.
+std::optional<std::string> ClusterLog::Snapshot() {
+  const auto started = std::chrono::steady_clock::now();
+  const double cpu_started = ThreadCpuMs();
+  // A SWAPDB between reading the databases' keyspaces and holding them would write one's keys
+  // under the other's number: then try again later. Once held, none can swap.
+  const std::uint64_t swaps = p_.dbs.swaps();
+  std::vector<std::pair<int, store::Keyspace*>> dbs;
+  for (int db = 0; db < p_.dbs.count(); ++db) {
+    if (store::Keyspace* ks = p_.dbs.Find(db)) dbs.emplace_back(db, ks);
+  }
+  std::vector<store::Shard*> held;
+  const std::chrono::milliseconds budget(
+      std::max<std::int64_t>(1, config_.heartbeat_interval_ms / 2));
+  bool clean = LockAll(dbs, budget, &held);
+  if (clean) {
+    std::lock_guard lock(mu_);
+    clean = buf_.empty() && effects_upto_ <= committed_ && !dirty_ && p_.dbs.swaps() == swaps;
+  }
+  if (!clean) {
+    for (auto it = held.rbegin(); it != held.rend(); ++it) store::UnlockShard(**it);
+    ++snapshots_refused_;
+    return std::nullopt;
+  }
+  // WriteBase visits the databases in `dbs` order and each one's shards in index order: the
+  // shards not released yet when it stops are the tail of that order.
+  std::vector<store::Shard*> order;
+  for (const auto& [db, ks] : dbs) {
+    for (int i = 0; i < ks->shard_count(); ++i) order.push_back(&ks->shard(i));
+  }
+  std::size_t released = 0;
+  std::string records;
+  const journal::BaseWriter writer{
+      .lock = [](store::Shard&) { return true; },  // held since LockAll
+      .unlock =
+          [&](store::Shard& s) {
+            store::UnlockShard(s);
+            ++released;
+          },
+      .deadline = [](const store::Object& o,
+                     const TimeSnapshot& now) { return RelativeDeadline(o, now.mono_ms); },
+      .flush = [&](const std::string& bytes) { records += bytes; },
+  };
+  try {
+    journal::WriteBase(dbs, p_.locks.tokens().last(), p_.clock, writer);
+  } catch (...) {
+    for (std::size_t i = released; i < order.size(); ++i) store::UnlockShard(*order[i]);
+    throw;
+  }
+  std::string out;
+  out.reserve(kSnapshotHeader + records.size());
+  out += kSnapshotMagic;
+  AppendU64(&out, records.size());
+  AppendU64(&out, ValueDigest(records));
+  out += records;
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
+  p_.log.info(
+      "Raft node {}: snapshot of {} bytes taken in {:.1f} ms, {:.1f} ms of CPU ({} attempts "
+      "refused with writes in flight before it)",
+      config_.id, out.size(), took.count(), ThreadCpuMs() - cpu_started, snapshots_refused_);
+  snapshots_refused_ = 0;
+  return out;
+}
+
+// On the Raft thread: at start-up (the last snapshot on disk) or from the leader. The bytes
+// are checked whole before the keyspace is touched; records the loader cannot apply after
+// that check mean a snapshot of another latchd version, and the node stops.
+bool ClusterLog::Restore(std::string_view snapshot) {
+  const auto started = std::chrono::steady_clock::now();
+  std::string_view records;
+  if (!SnapshotRecords(snapshot, &records)) {
+    p_.log.warn(
+        "Raft node {}: refused a snapshot of {} bytes that is not a whole latchd "
+        "snapshot; the keyspace is unchanged",
+        config_.id, snapshot.size());
+    return false;
+  }
+  std::string error;
+  if (!ApplyFromLog(records, /*replace=*/true, &error)) {
+    p_.log.critical("Raft node {}: snapshot cannot be applied: {}; stopping", config_.id, error);
+    p_.raft_follower.store(true);
+    failed_ = true;
+    if (p_.request_shutdown) p_.request_shutdown();
+    return false;
+  }
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
+  p_.log.info("Raft node {}: restored a snapshot of {} bytes in {:.1f} ms", config_.id,
+              snapshot.size(), took.count());
+  return true;
+}
+
+}  // namespace latch::cluster
