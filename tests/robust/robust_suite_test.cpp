@@ -203,10 +203,11 @@ TEST_F(Robust, ScriptLoop) {
   for (int i = 0; (i < 20 || probe_->busy_replies() - busy_at_start < 50) &&
                   std::chrono::steady_clock::now() < give_up;
        ++i) {
-    const auto start = std::chrono::steady_clock::now();
+    // Answered while the script still runs (it never ends before the SCRIPT KILL below), so
+    // not after waiting for it. (A time bound here measured the machine: 136 ms for the two
+    // round trips once at load 10, beside a spinning script.)
     EXPECT_EQ(other.Command("PING"), kBusy);
     EXPECT_EQ(other.Command("GET", "k"), kBusy);
-    EXPECT_LT(std::chrono::steady_clock::now() - start, 100ms) << "BUSY is answered at once";
     std::this_thread::sleep_for(100ms);  // pacing the checks, not a wait for an effect
   }
   EXPECT_GE(probe_->busy_replies() - busy_at_start, 50) << "the probe kept being answered";
