@@ -35,18 +35,20 @@ class LockRenewalTest : public LatchTest {
   std::unique_ptr<Lock> lock_;
 };
 
-// Renewals every 100 ms of a 300 ms lease, each answered 150 ms late: the lease never lapses.
+// Renewals every 400 ms of a 1200 ms lease, each applied and answered 600 ms late: the lease
+// never lapses. (200 ms of slack per renewal: at 300/100/150 ms, 50 ms of slack, a loaded
+// machine, load 15, let the lease lapse once.)
 TEST_F(LockRenewalTest, SurvivesRenewalsThatAreLateButInTime) {
-  auto lease = lock_->acquire_sync("job", 300ms);
+  auto lease = lock_->acquire_sync("job", 1200ms);
   ASSERT_TRUE(lease.ok());
   ASSERT_EQ(
-      client_->command_sync("TEST.FAULT", "DELAY", "150", "COMMAND", "lock.extend", "COUNT", "4")
+      client_->command_sync("TEST.FAULT", "DELAY", "600", "COMMAND", "lock.extend", "COUNT", "4")
           ->integer,
       1);
-  auto renewal = lock_->auto_renew(*lease, 300ms);
+  auto renewal = lock_->auto_renew(*lease, 1200ms);
   // Until the four late renewals have been answered and a fifth has reached the server.
   EXPECT_TRUE(test::Eventually(
-      [&] { return renewal->lost() || latch().CommandCount("lock.extend") >= 5; }, 10s));
+      [&] { return renewal->lost() || latch().CommandCount("lock.extend") >= 5; }, 20s));
   EXPECT_FALSE(renewal->lost());
   EXPECT_LATCH(latch().CheckLockOwner("job", lease->owner));
   EXPECT_EQ(latch().counters().faults.delays, 4u);
