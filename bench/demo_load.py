@@ -140,7 +140,8 @@ def run_paced_scenario(ctx, args, report):
     """--paced: the seed's mix open loop at args.paced req/s against each lock server, then
     (if either missed the goal) the search for the highest rate that meets it."""
     stamp = datetime.datetime.now().strftime("%H%M%S")
-    p = report["scenarios"]["paced"] = {"rate": args.paced, "runs": {b: [] for b in BACKENDS}}
+    p = report["scenarios"]["paced"] = {"rate": args.paced, "seconds": args.seconds,
+                                        "runs": {b: [] for b in BACKENDS}}
 
     def one(b, rate, seconds, label):
         tag = "%s-%s-%s" % (stamp, label, b)

@@ -41,7 +41,7 @@ def paced_markdown(report):
         "half of the holds) on a fresh %d-seat event per run. Errors: 5xx, other unexpected "
         "statuses, no answer within 10 s of the scheduled time, connection failures; a 409 "
         "(seat taken, lock busy) is an answer. Goal (the seed's): p95 <= %.0f ms, p99 <= %.0f "
-        "ms, 0 errors." % (p["rate"], report["seed_seconds"], report["mixed_warmup"],
+        "ms, 0 errors." % (p["rate"], p["seconds"], report["mixed_warmup"],
                            report["seed_seats"], PACED_GOAL["p95_ms"], PACED_GOAL["p99_ms"]),
         "", HEAD[0], HEAD[1],
         "| seed (Go + Echo, k6, other hardware) | | | %d | 0 | %s | | %.2f | %.1f | | | | | |" % (
