@@ -2,6 +2,7 @@
 lock server, where the CPU time went, and the search for the highest rate meeting the goal."""
 
 from benchkit.report import fmt
+from benchkit.stats import paired_ratio
 
 from .paced import PACED_GOAL
 from .report import BACKENDS, LABEL, SEED
@@ -51,8 +52,8 @@ def paced_markdown(report):
         for r in runs[b]:
             lines.append(_row(LABEL[b], p["rate"], r))
     if runs["redis"] and runs["latch"]:
-        a, z = runs["latch"][0], runs["redis"][0]
-        ratio = lambda k: fmt(a[k] / z[k], "%.2fx") if z.get(k) else "-"
+        # The median of the per-round ratios (rounds paired by index).
+        ratio = lambda k: fmt(paired_ratio(runs["latch"], runs["redis"], k), "%.2fx")
         lines.append("| **latch/Redis** | | | | | %s | %s | %s | %s | %s | | | | |" % (
             ratio("achieved_rps"), ratio("p50_ms"), ratio("p95_ms"), ratio("p99_ms"),
             ratio("max_ms")))
