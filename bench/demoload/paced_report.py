@@ -57,6 +57,15 @@ def paced_markdown(report):
         lines.append("| **latch/Redis** | | | | | %s | %s | %s | %s | %s | | | | |" % (
             ratio("achieved_rps"), ratio("p50_ms"), ratio("p95_ms"), ratio("p99_ms"),
             ratio("max_ms")))
+    kinds = ("reserve", "confirm", "cancel", "read_event", "read_seats")
+    lines += ["", "Latency by kind of request, p50 / p99 ms (from the scheduled time); only "
+              "reserve takes a seat lock:", "",
+              "| lock server | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
+    for b in BACKENDS:
+        for r in runs[b]:
+            lines.append("| %s | %s |" % (LABEL[b], " | ".join(
+                "%s / %s (n %d)" % (fmt(r[k + "_p50_ms"], "%.1f"), fmt(r[k + "_p99_ms"], "%.1f"),
+                                    r[k + "_n"]) for k in kinds)))
     lines += ["", "Where the CPU time went over each measured window (seconds of CPU from "
               "/proc/PID/stat: PostgreSQL = postmaster + backends; `other` = the machine's busy "
               "time outside these processes, i.e. the other builders), in cores (of 2) and in "
