@@ -226,6 +226,8 @@ def main():
                     help="--paced: bisection steps per lock server (4; 0: no search)")
     ap.add_argument("--paced-rounds", type=int, default=1,
                     help="--paced: runs per lock server at RATE, order alternating (1)")
+    ap.add_argument("--seed-seats", type=int, default=100000,
+                    help="seats of the seed load's fresh event per run (default 100000)")
     ap.add_argument("--users", type=int, help="capacity virtual users (50 quick, 200 default)")
     ap.add_argument("--seconds", type=int, help="capacity measured seconds (8 quick, 20 default)")
     ap.add_argument("--seats", type=int, default=5000,
@@ -254,7 +256,8 @@ def main():
     args.seed_rounds = 1  # the seed's load is long enough to be its own median
     args.seed_users = SEED["users"]
     args.seed_seconds = args.seed_seconds or (20 if quick else 120)
-    args.seed_seats = 100000  # 2 minutes of bookings never run out of seats
+    # 100,000 (the seed's stadium): 2 minutes of bookings never run out of seats.
+    args.seed_seats = args.seed_seats
     args.users = args.users or (50 if quick else 200)
     args.seconds = args.seconds or (60 if args.paced else 8 if quick else 20)
     args.warmup = 1 if quick else 2
