@@ -6,6 +6,8 @@ beside the published numbers of the Go service it grew from (the seed).
     python3 bench/demo_load.py            # about 10 minutes: the seed's 2-minute load per
                                           # lock server, 3 capacity rounds of 200 users
     python3 bench/demo_load.py --only seed,bulk   # some scenarios only
+    python3 bench/demo_load.py --paced 1426 --seconds 60   # the seed's load open loop (C++
+                                          # generator), and the highest rate meeting its goal
 
 It starts, on 127.0.0.1 and free ports picked at run time, a real PostgreSQL 15 (initdb +
 postgres in a temp dir, as the `postgres` user when run as root), redis-server, latchd and two
@@ -26,6 +28,13 @@ each on its own database. It then runs against each backend, alternating the ord
   many_seats  1,000 bookings of different seats, 50 in flight: all 201, and how long
   bulk        create an event with 100,000 seats (seats/s), then its availability read 20
               times (median ms): the seed's 32,153 seats/s and 18.8 ms
+
+--paced RATE runs only the seed's mix open loop: bench/loadgen's latch_httpload sends it at a
+constant arrival rate (latency from each request's scheduled time) for --seconds (60), once per
+lock server, with the CPU seconds of PostgreSQL, the service, the lock server and the
+generator over the window and the load average; when a server misses the seed's p95 40 ms /
+p99 150 ms / 0 errors, a bisection (--search-steps runs of --search-seconds each) finds the
+highest rate that meets them. Results: bench/results/demo_paced.md and .json.
 
 It prints a Markdown table per scenario (median over rounds, and the median of the per-round
 ratios latch/Redis), writes bench/results/demo_load.md and .json, stops everything and removes
@@ -50,6 +59,8 @@ from benchkit.postgres import Postgres, find_pg_bindir
 from benchkit.procs import Failure, as_postgres_kwargs, proc_cpu_jiffies
 from benchkit.report import loadavg, machine
 from demoload import scenarios
+from demoload.paced import run_paced, search_rates
+from demoload.paced_report import paced_markdown
 from demoload.report import BACKENDS, LABEL, SEED, check, markdown, summary_line
 from demoload.services import start_lock_server, start_service
 
@@ -125,16 +136,73 @@ def run_scenarios(ctx, args, report):
     rounds_of("bulk", blk, args.rounds)
 
 
+def run_paced_scenario(ctx, args, report):
+    """--paced: the seed's mix open loop at args.paced req/s against each lock server, then
+    (if either missed the goal) the search for the highest rate that meets it."""
+    stamp = datetime.datetime.now().strftime("%H%M%S")
+    p = report["scenarios"]["paced"] = {"rate": args.paced, "seconds": args.seconds,
+                                        "runs": {b: [] for b in BACKENDS}}
+
+    def one(b, rate, seconds, label):
+        tag = "%s-%s-%s" % (stamp, label, b)
+        r = run_paced(ctx, ctx.svc[b], args.httpload, rate, seconds, args.warmup,
+                      args.seed_seats, args.seed_users, tag)
+        print("  %-14s %-6s %5.0f req/s offered: %s" % (label, LABEL[b], rate, paced_line(r)),
+              flush=True)
+        if r["err_5xx"] or r["err_status"]:  # an answer the service must not give: a bug
+            msg = "paced %s on %s: %d x 5xx, %d unexpected statuses (first: %s)" % (
+                label, LABEL[b], r["err_5xx"], r["err_status"], r["first_error"])
+            report["failures"].append(msg)
+            print("CHECK FAILED: " + msg, flush=True)
+        return r
+
+    print("paced: the seed's mix open loop at %.0f req/s, %d s (+%d s warm-up) per lock server"
+          % (args.paced, args.seconds, args.warmup), flush=True)
+    for rnd in range(args.paced_rounds):
+        for b in (BACKENDS if rnd % 2 == 0 else tuple(reversed(BACKENDS))):
+            p["runs"][b].append(one(b, args.paced, args.seconds, "paced-r%d" % (rnd + 1)))
+    missed = any(not r["met"] for runs in p["runs"].values() for r in runs)
+    if missed and args.search_steps > 0:
+        print("the goal was missed: searching the highest rate meeting it (%d steps of %d s)"
+              % (args.search_steps, args.search_seconds), flush=True)
+        tried, best = search_rates(
+            lambda b, rate, step: one(b, rate, args.search_seconds, "search-%d" % (step + 1)),
+            BACKENDS, args.paced, args.search_steps)
+        p["search"] = {"seconds": args.search_seconds, "best": best,
+                       "tried": {b: [{"rate": r, **res} for r, res in tried[b]]
+                                 for b in BACKENDS}}
+
+
+def paced_line(r):
+    return ("%d sent, %d completed, %d errors, %.0f req/s, p50 %.1f p95 %.1f p99 %.1f max %.1f "
+            "ms, %d x 409, goal %s; CPU s: PostgreSQL %.1f, service %.1f, lock server %.2f, "
+            "generator %.1f, other %.1f; load %.1f" % (
+                r["sent"], r["completed"], r["errors"], r["achieved_rps"], r["p50_ms"],
+                r["p95_ms"], r["p99_ms"], r["max_ms"], r["conflicts"],
+                "met" if r["met"] else "MISSED", r["cpu_s"]["postgres"], r["cpu_s"]["service"],
+                r["cpu_s"]["lock_server"], r["cpu_s"]["generator"], r["cpu_s"]["other"],
+                r["load_during"] or 0))
+
+
 def build(args):
     if args.no_build:
         return
-    if not os.path.exists(os.path.join(args.build_dir, "CMakeCache.txt")):
+    cache = os.path.join(args.build_dir, "CMakeCache.txt")
+    targets = ["latchd", "latch-reservation"]
+    if args.paced:
+        targets.append("latch_httpload")  # a benchmark target: needs LATCH_BUILD_BENCH
+    has_bench = False
+    if os.path.exists(cache):
+        with open(cache) as f:
+            has_bench = "LATCH_BUILD_BENCH:BOOL=ON" in f.read()
+    if not os.path.exists(cache) or (args.paced and not has_bench):
         # -Wno-restrict: GCC 12 reports a false -Wrestrict in std::string operator+ at -O2.
         subprocess.run(["cmake", "-S", ROOT, "-B", args.build_dir, "-DCMAKE_BUILD_TYPE=Release",
-                        "-DLATCH_BUILD_TESTS=OFF", "-DLATCH_BUILD_BENCH=OFF",
+                        "-DLATCH_BUILD_TESTS=OFF",
+                        "-DLATCH_BUILD_BENCH=%s" % ("ON" if args.paced else "OFF"),
                         "-DCMAKE_CXX_FLAGS=-Wno-restrict"], check=True, timeout=600)
-    subprocess.run(["cmake", "--build", args.build_dir, "-j2", "--target", "latchd",
-                    "latch-reservation"], check=True, timeout=3600)
+    subprocess.run(["cmake", "--build", args.build_dir, "-j2", "--target"] + targets,
+                   check=True, timeout=3600)
 
 
 def main():
@@ -148,6 +216,18 @@ def main():
                     help="seed load measured seconds (20 quick, 120 default)")
     ap.add_argument("--seed-rps", type=float, default=SEED["rps"],
                     help="offered rate of the seed load (default the seed's 1426)")
+    ap.add_argument("--paced", type=float, metavar="RATE",
+                    help="only the seed's mix open loop at RATE req/s (C++ latch_httpload), "
+                         "--seconds long (60), then a search for the highest rate meeting the "
+                         "seed's p95/p99 if RATE misses it")
+    ap.add_argument("--search-seconds", type=int, default=20,
+                    help="--paced: seconds of each search run (20)")
+    ap.add_argument("--search-steps", type=int, default=4,
+                    help="--paced: bisection steps per lock server (4; 0: no search)")
+    ap.add_argument("--paced-rounds", type=int, default=1,
+                    help="--paced: runs per lock server at RATE, order alternating (1)")
+    ap.add_argument("--seed-seats", type=int, default=100000,
+                    help="seats of the seed load's fresh event per run (default 100000)")
     ap.add_argument("--users", type=int, help="capacity virtual users (50 quick, 200 default)")
     ap.add_argument("--seconds", type=int, help="capacity measured seconds (8 quick, 20 default)")
     ap.add_argument("--seats", type=int, default=5000,
@@ -176,9 +256,10 @@ def main():
     args.seed_rounds = 1  # the seed's load is long enough to be its own median
     args.seed_users = SEED["users"]
     args.seed_seconds = args.seed_seconds or (20 if quick else 120)
-    args.seed_seats = 100000  # 2 minutes of bookings never run out of seats
+    # 100,000 (the seed's stadium): 2 minutes of bookings never run out of seats.
+    args.seed_seats = args.seed_seats
     args.users = args.users or (50 if quick else 200)
-    args.seconds = args.seconds or (8 if quick else 20)
+    args.seconds = args.seconds or (60 if args.paced else 8 if quick else 20)
     args.warmup = 1 if quick else 2
     args.bookings, args.in_flight, args.bulk_seats = 1000, 50, 100000
     args.build_dir = os.path.abspath(args.build_dir)
@@ -194,11 +275,13 @@ def main():
         sys.exit("needs redis-server (apt-get install redis-server)")
     build(args)
     args.latchd = os.path.join(args.build_dir, "server", "latchd")
+    args.httpload = os.path.join(args.build_dir, "bench", "latch_httpload")
     args.service_bin = os.path.join(args.build_dir, "demo", "reservation", "latch-reservation")
-    for path in (args.latchd, args.service_bin):
+    for path in (args.latchd, args.service_bin) + ((args.httpload,) if args.paced else ()):
         if not os.access(path, os.X_OK):
             sys.exit("missing %s (build it: cmake --build %s -j2 --target latchd "
-                     "latch-reservation, or drop --no-build)" % (path, args.build_dir))
+                     "latch-reservation latch_httpload, or drop --no-build)"
+                     % (path, args.build_dir))
 
     # Ctrl-C and SIGTERM both unwind through the finally below.
     def on_term(signum, frame):
@@ -206,7 +289,7 @@ def main():
     signal.signal(signal.SIGTERM, on_term)
 
     report = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
-              "mode": "quick" if quick else "default", "rounds": args.rounds,
+              "mode": "paced" if args.paced else "quick" if quick else "default", "rounds": args.rounds,
               "machine": machine(), "load_start": loadavg(), "pg_durable": not args.pg_fast,
               "seed_users": args.seed_users, "seed_rps": args.seed_rps,
               "seed_seconds": args.seed_seconds, "seed_seats": args.seed_seats,
@@ -260,7 +343,10 @@ def main():
             print("%s: lock server %s, service http://127.0.0.1:%d, database %s" % (
                 LABEL[b], ctx.url[b], ctx.svc[b].port, ctx.db[b]), flush=True)
         ctx.our_jiffies = lambda: ctx.pg.cpu() + sum(proc_cpu_jiffies(p.pid) for p in procs)
-        run_scenarios(ctx, args, report)
+        if args.paced:
+            run_paced_scenario(ctx, args, report)
+        else:
+            run_scenarios(ctx, args, report)
     except KeyboardInterrupt:
         interrupted = True
         print("\ninterrupted: stopping everything", file=sys.stderr)
@@ -280,11 +366,12 @@ def main():
         sys.exit(130 if not report["failures"] else 2)
     report["seconds"] = time.monotonic() - started
     report["load_end"] = loadavg()
-    table = markdown(report)
+    table = paced_markdown(report) if args.paced else markdown(report)
+    name = "demo_paced" if args.paced else "demo_load"
     os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, "demo_load.json"), "w") as f:
+    with open(os.path.join(RESULTS, name + ".json"), "w") as f:
         json.dump(report, f, indent=1)
-    with open(os.path.join(RESULTS, "demo_load.md"), "w") as f:
+    with open(os.path.join(RESULTS, name + ".md"), "w") as f:
         f.write(table)
     print()
     print(table)

@@ -16,6 +16,7 @@ from benchkit.http import TRANSPORT, Conn, error_code
 from benchkit.procs import machine_busy_jiffies, proc_cpu_jiffies
 from benchkit.stats import percentile
 
+from .mix import MIX, REQUESTS, fill
 from .services import create_event
 
 
@@ -68,23 +69,22 @@ async def vu_load(ctx, svc, users, seconds, warmup, seats, tag, pace=None):
             if pace:
                 next_at = max(next_at + pace * rng.uniform(0.5, 1.5), now)
             n += 1
-            if rng.random() < 0.8:
-                if rng.random() < 0.5:
-                    kind, method, body, hdr = "read_event", "GET", None, ()
-                    path = "/events/%d" % event
+            if rng.random() < MIX["read_share"]:
+                if rng.random() < MIX["event_read_share"]:
+                    kind, v = "read_event", {}
                 else:
-                    after = rng.randrange(0, max(1, seats - 100))
-                    kind, method, body, hdr = "read_seats", "GET", None, ()
-                    path = "/events/%d/seats?after=%d&limit=100" % (event, after)
+                    kind = "read_seats"
+                    v = {"after": rng.randrange(0, max(1, seats - MIX["page_limit"])),
+                         "limit": MIX["page_limit"]}
             elif pending:
-                rid = pending.pop()
-                kind = "confirm" if rng.random() < 0.5 else "cancel"
-                method, path, body, hdr = "POST", "/reservations/%d/%s" % (rid, kind), None, ()
+                v = {"id": pending.pop()}
+                kind = "confirm" if rng.random() < MIX["confirm_share"] else "cancel"
             else:
                 seat = known.pop(rng.randrange(len(known))) if known else rng.randint(1, seats)
-                kind, method, path = "reserve", "POST", "/events/%d/reservations" % event
-                body = {"user": "vu%d" % i, "seats": [seat]}
-                hdr = (("Idempotency-Key", "%s-%d-%d" % (tag, i, n)),)
+                kind, v = "reserve", {"seat": seat, "user": i, "n": n, "tag": tag}
+            method, path, body, header = (fill(x, event=event, **v) for x in REQUESTS[kind])
+            body = json.loads(body) if body else None
+            hdr = (tuple(x.strip() for x in header.split(":", 1)),) if header else ()
             t0 = time.monotonic()
             try:
                 status, payload = await conn.request(method, path, body, hdr, timeout=30.0)
@@ -100,7 +100,7 @@ async def vu_load(ctx, svc, users, seconds, warmup, seats, tag, pace=None):
             if status == 200 and kind == "read_seats":
                 page = json.loads(payload)
                 known = page["seats"]
-            elif status == 201 and kind == "reserve" and rng.random() < 0.5:
+            elif status == 201 and kind == "reserve" and rng.random() < MIX["keep_hold_share"]:
                 pending.append(json.loads(payload)["id"])
             if not measured:
                 continue
