@@ -28,7 +28,7 @@ constexpr auto kWriteEvery = std::chrono::microseconds(250);
 
 Journal::Journal(spdlog::logger& log, int fd, std::uint64_t size, FsyncPolicy policy,
                  std::uint64_t last_seq, std::atomic<int>* error_out,
-                 std::function<void()> before_write)
+                 std::function<void()> before_write, std::function<bool()> may_sync_inline)
     : log_(log),
       appended_(last_seq),
       written_(last_seq),
@@ -36,6 +36,7 @@ Journal::Journal(spdlog::logger& log, int fd, std::uint64_t size, FsyncPolicy po
       fsynced_(last_seq),
       fd_(fd),
       before_write_(std::move(before_write)),
+      may_sync_inline_(std::move(may_sync_inline)),
       policy_(policy),
       file_size_(size),
       error_out_(error_out) {
@@ -66,13 +67,17 @@ std::uint64_t Journal::appended() const {
 bool Journal::WhenDurable(std::uint64_t seq, std::function<void()> done,
                           boost::asio::io_context* on) {
   const bool always = policy() == FsyncPolicy::kAlways;
+  if (on != nullptr && (!always || MaySyncInline())) {
+    return DeferToPass(seq, std::move(done), *on, always);
+  }
   if (!always && WriteOut(seq)) return false;
   std::lock_guard lock(mu_);
   const std::uint64_t reached = always ? synced_ : written_.load(std::memory_order_relaxed);
   if (reached >= seq || stop_) return false;
   waiters_.push_back({seq, on, std::move(done), always});
-  // Not written: the journal thread retries (it may be idle when an io thread's write failed).
-  if (!always) cv_.notify_one();
+  // The journal thread syncs it, or retries the write (it may be idle: an io thread's append
+  // does not wake it, nor does a write that failed on an io thread).
+  HandToWriterLocked();
   return true;
 }
 
@@ -114,6 +119,7 @@ std::uint64_t Journal::TakeAndWrite(std::unique_lock<std::mutex>& lock, bool* wa
                                     bool closing) {
   batch_.swap(buf_);
   buf_.clear();
+  wanted_ = false;
   const std::uint64_t end = appended_;
   int switch_fd = std::exchange(next_fd_, -1);
   const std::size_t split = switch_at_;
@@ -173,8 +179,7 @@ void Journal::PutBack(std::size_t done, int switch_fd, std::size_t split,
     if (next_fd_ >= 0) switch_at_ += rest.size();  // its offset did not count these bytes
   }
   batch_.clear();
-  writer_idle_ = false;
-  cv_.notify_one();
+  HandToWriterLocked();
 }
 
 // A batch releases the replies of tens to hundreds of connections that live on a few
@@ -315,7 +320,8 @@ void Journal::Run() {
   steady_clock::duration last_sync_took{};
   std::unique_lock lock(mu_);
   for (;;) {
-    while (buf_.empty() && next_fd_ < 0 && !stop_ && !sync_requested_) {
+    // buf_ may hold records of io threads, which write them at the end of their pass.
+    while (!wanted_ && next_fd_ < 0 && !stop_ && !sync_requested_) {
       writer_idle_ = true;
       if (dirty_.load(std::memory_order_acquire) && policy() == FsyncPolicy::kEverysec) {
         if (cv_.wait_until(lock, last_sync + kEverysec) == std::cv_status::timeout) break;
@@ -330,6 +336,7 @@ void Journal::Run() {
     if (policy() == FsyncPolicy::kAlways) GatherLocked(lock, last_batch, last_sync_took);
     const bool sync_requested = std::exchange(sync_requested_, false);
     const bool stopping = stop_;
+    const std::uint64_t written_before = written_.load(std::memory_order_relaxed);
     const std::uint64_t end = TakeAndWrite(lock, nullptr, /*closing=*/stopping);
     const std::uint64_t written = written_.load(std::memory_order_relaxed);
     wlock.unlock();
@@ -345,14 +352,17 @@ void Journal::Run() {
     const auto now = steady_clock::now();
     const FsyncPolicy policy = this->policy();
     bool synced = false;
-    const bool dirty = dirty_.load(std::memory_order_acquire);
+    // Under always, a batch this thread wrote is synced by this thread even when an io
+    // thread's FlushPass cleared dirty_ meanwhile: that sync may still be running.
+    const bool dirty = dirty_.load(std::memory_order_acquire) ||
+                       (policy == FsyncPolicy::kAlways && end > written_before);
     if ((dirty && (policy == FsyncPolicy::kAlways ||
                    (policy == FsyncPolicy::kEverysec && now - last_sync >= kEverysec))) ||
         sync_requested || stopping) {
       dirty_.store(false, std::memory_order_release);  // a write() from now on marks it again
       SyncFd(fd_);
       last_sync_took = steady_clock::now() - now;
-      last_batch = end - synced_;  // synced_ is the end of the batch before (this thread's)
+      last_batch = end - std::min(end, synced_);  // synced_: the end of the batch before
       last_sync = now;
       synced = true;
     }
@@ -360,12 +370,14 @@ void Journal::Run() {
     const bool pace = policy != FsyncPolicy::kAlways && !stopping;
 
     lock.lock();
-    synced_ = end;
+    // Under always only what this thread synced counts: an io thread's sync (FlushPass) may
+    // have counted more already, or be under way for what this thread found written.
+    if (synced || policy != FsyncPolicy::kAlways) synced_ = std::max(synced_, end);
     if (synced) fsynced_ = std::max(fsynced_, written);
     ReleaseReady(lock, stopping);
-    // everysec and no: what no reply waited for (active expiry's deletions) goes out in one
-    // write() per kWriteEvery; replies write their own records (WriteOut). Sync, a file
-    // switch and Close end the pause.
+    // everysec and no: what other threads append (the script thread) goes out in one write()
+    // per kWriteEvery; io threads write theirs at the end of their pass (FlushPass). Sync, a
+    // file switch and Close end the pause.
     if (pace) {
       cv_.wait_for(lock, kWriteEvery, [&] { return stop_ || sync_requested_ || next_fd_ >= 0; });
     }
@@ -378,8 +390,15 @@ void Journal::Run() {
 void Journal::ReleaseReady(std::unique_lock<std::mutex>& lock, bool stopping) {
   std::vector<Waiter> ready;
   const std::uint64_t written = written_.load(std::memory_order_relaxed);
+  auto flush_pending = [&](const boost::asio::io_context* c) {
+    return c != nullptr &&
+           std::find(flush_posted_.begin(), flush_posted_.end(), c) != flush_posted_.end();
+  };
   for (std::size_t i = 0; i < waiters_.size();) {
-    if (waiters_[i].seq <= (waiters_[i].synced ? synced_ : written) || stopping) {
+    // A waiter whose io thread has its FlushPass queued is released there, without a post.
+    if ((waiters_[i].seq <= (waiters_[i].synced ? synced_ : written) &&
+         !flush_pending(waiters_[i].on)) ||
+        stopping) {
       ready.push_back(std::move(waiters_[i]));
       waiters_[i] = std::move(waiters_.back());
       waiters_.pop_back();

@@ -2,23 +2,23 @@
 // The journal writer: group commit onto one append-only file.
 //
 // Any thread appends encoded records to a shared buffer under a short mutex and gets the
-// record's sequence number (1, 2, ...). One journal thread takes the whole buffer, writes it
-// with one write() and, under `appendfsync always`, one fdatasync(), while the next batch
-// fills behind it. A connection that must not reply before its writes are on disk asks
-// WhenDurable(seq, done): `done` runs on the journal thread once the batch holding `seq` is
-// synced: on the waiter's io_context, where the completions of one batch run in one posted
-// handler per io_context (one wakeup and one queue entry per worker, not per connection).
+// record's sequence number (1, 2, ...). A connection that must not reply before its writes
+// are on disk asks WhenDurable(seq, done, its io_context): at the end of its io thread's
+// event-loop pass that thread takes the whole buffer, writes it with one write() and, under
+// `appendfsync always`, one fdatasync(), then runs the pass's `done`s (journal_pass.cpp).
+// When another thread is writing, the journal thread takes the batch next and posts the
+// completions of one batch in one handler per io_context (one wakeup per worker, not per
+// connection).
 //
 // Policies (Redis's appendfsync): always = synced before any reply that depends on it;
 // everysec = written (to the kernel) before any reply that depends on it, fdatasync'd at most
 // once a second: a kill -9 loses nothing acknowledged, a power loss about a second, as
 // Redis, which write()s its AOF buffer before it sends the replies of an event-loop pass;
-// no = written so, the kernel decides when to sync. Under everysec and no the replying thread
-// writes the buffer itself (WhenDurable -> WriteOut: group commit among the io threads, one
-// write() carries every record buffered so far), not the journal thread: handing the write
-// to it would cost a thread switch per handful of records (measured 0.17 per request at c50
-// P16 against 0.01 without a journal). The journal thread writes the rest (records no reply
-// waits for: active expiry's deletions) at least every kWriteEvery and does the fdatasyncs.
+// no = written so, the kernel decides when to sync. Under everysec and no the io thread's
+// end-of-pass write does it too, not the journal thread: handing the write to it would cost
+// a thread switch per handful of records (measured 0.17 per request at c50 P16 against 0.01
+// without a journal). The journal thread writes the rest (records of other threads, which
+// wake it) and does the fdatasyncs.
 //
 // Ordering: a store operation appends its record while it holds its shard's lock, so the
 // journal holds the records of one key in the order they happened.
@@ -60,8 +60,14 @@ FsyncPolicy PolicyOf(int appendfsync);
 namespace detail {
 // The sequence number of the last record this thread appended (0: none yet).
 inline thread_local std::uint64_t t_last_seq = 0;
+// An io thread whose replies wait through WhenDurable(..., on) and whose tick calls FlushSoon:
+// its records are written at the end of its event-loop pass (FlushPass), so its appends wake
+// nobody.
+inline thread_local bool t_flushes_own = false;
 }  // namespace detail
 inline std::uint64_t ThisThreadLastSeq() { return detail::t_last_seq; }
+// Called by each io thread at its start (net/worker.cpp): see detail::t_flushes_own.
+inline void FlushesItsOwnRecords() { detail::t_flushes_own = true; }
 
 class Journal {
  public:
@@ -75,9 +81,12 @@ class Journal {
   // fault_injector.h).
   // Its warnings (a failed write or fdatasync, and when writes work again) go to `log`, the
   // server's logger, which must outlive it.
+  // `may_sync_inline` (may be empty: always): false while the io threads must not write and
+  // sync under `always` themselves (a test's journal-write stall, which must stop the journal
+  // thread, not an io thread): FlushPass hands the batch to the journal thread then.
   Journal(spdlog::logger& log, int fd, std::uint64_t size, FsyncPolicy policy,
           std::uint64_t last_seq = 0, std::atomic<int>* error_out = nullptr,
-          std::function<void()> before_write = {});
+          std::function<void()> before_write = {}, std::function<bool()> may_sync_inline = {});
   // Close().
   ~Journal();
   Journal(const Journal&) = delete;
@@ -89,12 +98,16 @@ class Journal {
   std::uint64_t Append(Encode&& encode) {
     std::uint64_t seq;
     bool wake;
+    const bool own = detail::t_flushes_own;
     {
       std::lock_guard lock(mu_);
       encode(&buf_);
       seq = ++appended_;
-      wake = writer_idle_ || (gathering_ && seq == gather_until_);
-      writer_idle_ = false;
+      // An io thread writes its records itself at the end of its pass (FlushPass): waking
+      // the journal thread for them cost a thread switch per batch (issue 26).
+      wanted_ = wanted_ || !own;
+      wake = (writer_idle_ && !own) || (gathering_ && seq == gather_until_);
+      if (wake) writer_idle_ = false;
     }
     if (wake) cv_.notify_one();
     detail::t_last_seq = seq;
@@ -116,12 +129,19 @@ class Journal {
   }
 
   // True when the records up to `seq` are not durable yet: under `always` synced, under the
-  // other policies written (this call writes them itself, WriteOut, unless writes are
-  // failing). `done` then runs once they are (or when the journal closes): on `on` (posted,
-  // with the other completions of the batch for that io_context), or on the journal thread
-  // when `on` is null. False (and `done` is never called) when they already are.
+  // other policies written. `done` then runs once they are (or when the journal closes).
+  // With `on` (the caller's io_context, called on its thread): at the end of the caller's
+  // event-loop pass, FlushPass on that thread writes every record buffered so far (and under
+  // `always` fdatasyncs it, unless another thread is writing: then the journal thread does,
+  // and `done` is posted to `on`), then runs the pass's `done`s there, without a hand-off.
+  // Without `on`: under everysec/no this call writes them itself (WriteOut), under always the
+  // journal thread syncs them and runs `done` on its thread.
+  // False (and `done` is never called) when they already are.
   bool WhenDurable(std::uint64_t seq, std::function<void()> done,
                    boost::asio::io_context* on = nullptr);
+  // An io thread's tick: records it appended that no reply waits for (active expiry's
+  // deletions) are written by a FlushPass on `on` soon, as if a reply waited for them.
+  void FlushSoon(boost::asio::io_context& on);
   // Writes and syncs everything appended so far; returns when it is on disk.
   void Sync();
   // Writes and syncs what is buffered, runs every pending completion, joins the thread and
@@ -153,6 +173,23 @@ class Journal {
     bool synced;  // waits for the fdatasync (always), else for the write
   };
   void Run();
+  // journal_pass.cpp: WhenDurable with an io_context, and the end-of-pass flush it posts.
+  bool DeferToPass(std::uint64_t seq, std::function<void()> done, boost::asio::io_context& on,
+                   bool always);
+  void PostFlushLocked(boost::asio::io_context& on);
+  void FlushPass(boost::asio::io_context& on);
+  // Under `lock` (mu_) and write_mu_: fdatasyncs what is written (without mu_) and counts it
+  // synced. Called by FlushPass under always.
+  void SyncInline(std::unique_lock<std::mutex>& lock);
+  // Under mu_: the waiters `reached` allows; those of `on` into *own (run by the caller on
+  // its thread), the others into *posted (Release), except those of an io_context whose own
+  // FlushPass is posted (it releases them without a post).
+  void TakeReady(boost::asio::io_context& on, std::vector<Waiter>* own,
+                 std::vector<Waiter>* posted);
+  // Under mu_: leaves the batch to the journal thread (a write in progress elsewhere, a file
+  // switch, a failed write, a test's stall).
+  void HandToWriterLocked();
+  bool MaySyncInline() const { return !may_sync_inline_ || may_sync_inline_(); }
   // everysec and no: write()s everything buffered if record `seq` is not written yet. False
   // when it is not written (writes are failing: the journal thread retries them).
   bool WriteOut(std::uint64_t seq);
@@ -195,6 +232,11 @@ class Journal {
   std::uint64_t synced_ = 0;            // records written and (under always) synced
   std::uint64_t fsynced_ = 0;           // records covered by the last fdatasync
   bool writer_idle_ = false;
+  // Records in buf_ that no io thread's FlushPass will write (appended by another thread, a
+  // failed write, a batch handed over): the journal thread's work. Under mu_.
+  bool wanted_ = false;
+  // The io_contexts with a FlushPass posted and not run yet. Under mu_.
+  std::vector<boost::asio::io_context*> flush_posted_;
   int selected_db_ = 0;     // the database of the last record; under mu_
   bool gathering_ = false;  // GatherLocked waits: Append wakes it at gather_until_
   std::uint64_t gather_until_ = 0;
@@ -208,6 +250,7 @@ class Journal {
 
   int fd_;
   const std::function<void()> before_write_;
+  const std::function<bool()> may_sync_inline_;
   std::atomic<FsyncPolicy> policy_;
   std::atomic<std::uint64_t> file_size_;
   std::atomic<bool> last_write_ok_{true};

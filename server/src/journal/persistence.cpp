@@ -125,8 +125,12 @@ void Persistence::Open(int fd, std::uint64_t size, const Options& o) {
   auto before_write = [&faults = parts_.faults] {
     if (faults.stalls_armed()) faults.AtStallPoint(testing::StallPoint::kJournalWrite, {});
   };
+  // While a stall is armed the journal thread does every write under always, so that a
+  // stalled write stops it and not an io thread (a test's observer runs on one).
+  auto may_sync_inline = [&faults = parts_.faults] { return !faults.stalls_armed(); };
   journal_ = std::make_unique<Journal>(parts_.log, fd, size, PolicyOf(o.appendfsync), last_seq_,
-                                       &parts_.write_errno, std::move(before_write));
+                                       &parts_.write_errno, std::move(before_write),
+                                       std::move(may_sync_inline));
   live_.store(journal_.get(), std::memory_order_release);
   Attach(true);
   stop_ = false;

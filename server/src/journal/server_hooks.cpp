@@ -29,4 +29,11 @@ bool HoldUntilDurable(const ReplyHold& s, std::uint64_t seq, boost::asio::io_con
   return j != nullptr && j->WhenDurable(seq, std::move(resume), &on);
 }
 
+void FlushAppendedSoon(const ReplyHold& s, boost::asio::io_context& on) {
+  if (s.reply_log != nullptr) return;
+  if (Journal* j = s.persistence != nullptr ? s.persistence->journal() : nullptr) {
+    j->FlushSoon(on);
+  }
+}
+
 }  // namespace latch::journal

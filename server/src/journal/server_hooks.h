@@ -37,5 +37,8 @@ std::uint64_t AppendedSeq(const ReplyHold& s);
 // `lost`, when given, runs instead of `resume` if it may never be (without: `resume`).
 bool HoldUntilDurable(const ReplyHold& s, std::uint64_t seq, boost::asio::io_context& on,
                       std::function<void()> resume, std::function<void()> lost = {});
+// An io thread's tick (net/worker.cpp): the records this thread appended that no reply waits
+// for are written soon by its end-of-pass flush (Journal::FlushSoon). No-op on a cluster node.
+void FlushAppendedSoon(const ReplyHold& s, boost::asio::io_context& on);
 
 }  // namespace latch::journal

@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "commands/client_pause.h"
+#include "journal/journal.h"
+#include "journal/server_hooks.h"
 #include "metrics/latency_monitor.h"
 #include "net/connection.h"
 
@@ -25,6 +27,9 @@ void Worker::Start(std::vector<int> shards) {
   thread_ = std::thread([this] {
     auto guard = boost::asio::make_work_guard(ctx_);
     (void)guard;
+    // This thread writes its journal records at the end of its pass (journal_pass.cpp). A
+    // cluster node's replies wait for Raft instead, so there the journal thread writes them.
+    if (state_.reply_log == nullptr) journal::FlushesItsOwnRecords();
     // The exception boundary of the thread: a failure that escapes a handler (connections
     // catch their own, see Connection::SafePump) is logged and the loop goes on serving,
     // instead of std::terminate ending every client's session.
@@ -128,6 +133,8 @@ void Worker::Tick() {
     for (Connection* c : conns) c->OnTick(now, timeout);
   }
   TrimHeap();
+  // Active expiry's deletions: no reply waits for them.
+  journal::FlushAppendedSoon({state_.persistence.get(), state_.reply_log}, ctx_);
   int hz = 10;
   {
     std::lock_guard lock(state_.options_mu);
