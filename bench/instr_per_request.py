@@ -17,11 +17,14 @@ natively: compare binaries with this script only, not with native CPU time.
         [--loadgen build/bench/latch_loadgen] [--rounds 1] [--filter GET] [--out DIR]
 
 --out (default /tmp/latch-instr) keeps two engineers' concurrent runs apart.
+--server-args "..." adds latchd options, e.g. "--appendonly yes --appendfsync everysec" (the
+journal goes into a fresh directory under --out), to count what the journal costs.
 
 Prints one row per workload and binary: instructions per request.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -115,6 +118,16 @@ def workloads(args):
     ]
 
 
+def server_args(args, tag):
+    extra = args.server_args.split()
+    if "--appendonly" in extra and "--dir" not in extra:
+        d = os.path.join(OUT, "journal-" + tag)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        extra += ["--dir", d]
+    return extra
+
+
 def measure(args, latchd, name, prep, run):
     tag = "%s.%s" % (name.replace(".", "_").replace(" ", "_"), latchd.strip("/").replace("/", "_"))
     out = os.path.join(OUT, tag)
@@ -123,7 +136,8 @@ def measure(args, latchd, name, prep, run):
             os.remove(os.path.join(OUT, f))
     srv = Server("latch", lambda p: ["valgrind", "--tool=callgrind", "--separate-threads=yes",
                                      "--callgrind-out-file=" + out, latchd, "--port", str(p),
-                                     "--bind", "127.0.0.1", "--io-threads", "1"], "/tmp")
+                                     "--bind", "127.0.0.1", "--io-threads", "1"]
+                 + server_args(args, tag), "/tmp")
     srv.start()
     try:
         srv.sha = srv.call("SCRIPT", "LOAD", UNLOCK_SCRIPT)
@@ -145,6 +159,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--filter", default="")
     ap.add_argument("--out", default=OUT, help="directory for the callgrind dumps")
+    ap.add_argument("--server-args", default="", help="more latchd options (one string)")
     args = ap.parse_args()
     OUT = args.out
     os.makedirs(OUT, exist_ok=True)

@@ -28,18 +28,18 @@
 namespace latch::journal {
 namespace {
 
-spdlog::logger& Log() {
+spdlog::logger& JournalPassLog() {
   static spdlog::logger log("journal-pass-test");
   return log;
 }
 
-struct TempFile {
-  TempFile() {
+struct JournalPassFile {
+  JournalPassFile() {
     char p[] = "/tmp/latch-journal-pass-XXXXXX";
     fd = ::mkstemp(p);
     path = p;
   }
-  ~TempFile() { ::unlink(path.c_str()); }
+  ~JournalPassFile() { ::unlink(path.c_str()); }
   std::string Read() const {
     std::ifstream in(path, std::ios::binary);
     std::stringstream s;
@@ -51,15 +51,16 @@ struct TempFile {
 };
 
 // The test thread plays an io thread: its appends wake nobody, its pass flushes them.
-struct IoThreadScope {
-  IoThreadScope() { detail::t_flushes_own = true; }
-  ~IoThreadScope() { detail::t_flushes_own = false; }
+struct JournalPassIoThread {
+  JournalPassIoThread() { detail::t_flushes_own = true; }
+  ~JournalPassIoThread() { detail::t_flushes_own = false; }
 };
 
 // Appends `n` records "<tag><i>\n" and asks, as n connections of one pass would, for each
 // to be durable; `done` gets the record's text.
 template <class Done>
-void OnePass(Journal& j, boost::asio::io_context& ctx, int n, const std::string& tag, Done done) {
+void JournalPassOne(Journal& j, boost::asio::io_context& ctx, int n, const std::string& tag,
+                    Done done) {
   for (int i = 0; i < n; ++i) {
     const std::string rec = tag + std::to_string(i) + "\n";
     const std::uint64_t seq = j.Append([&](std::string* out) { out->append(rec); });
@@ -71,18 +72,18 @@ void OnePass(Journal& j, boost::asio::io_context& ctx, int n, const std::string&
 
 TEST(JournalPassTest, OnePassSharesOneWriteDoneByTheIoThreadBeforeItsReplies) {
   for (const FsyncPolicy policy : {FsyncPolicy::kAlways, FsyncPolicy::kEverysec}) {
-    TempFile file;
-    IoThreadScope io;
+    JournalPassFile file;
+    JournalPassIoThread io;
     boost::asio::io_context ctx;
     std::atomic<int> writes{0};
     std::thread::id writer;
-    Journal j(Log(), file.fd, 0, policy, 0, nullptr, [&] {
+    Journal j(JournalPassLog(), file.fd, 0, policy, 0, nullptr, [&] {
       ++writes;
       writer = std::this_thread::get_id();
     });
     std::vector<std::string> replied;
     bool early = false;
-    OnePass(j, ctx, 20, "a", [&](const std::string& rec) {
+    JournalPassOne(j, ctx, 20, "a", [&](const std::string& rec) {
       if (file.Read().find(rec) == std::string::npos) early = true;
       replied.push_back(rec);
     });
@@ -94,9 +95,12 @@ TEST(JournalPassTest, OnePassSharesOneWriteDoneByTheIoThreadBeforeItsReplies) {
     EXPECT_FALSE(early) << "a reply before its record was in the file";
     EXPECT_EQ(writes.load(), 1) << "one write() per pass";
     EXPECT_EQ(writer, std::this_thread::get_id()) << "written by the io thread";
-    if (policy == FsyncPolicy::kAlways) EXPECT_EQ(j.pending_fsyncs(), 0u);
+    if (policy == FsyncPolicy::kAlways) {
+      EXPECT_EQ(j.pending_fsyncs(), 0u);
+    }
     // The next pass: its own write.
-    OnePass(j, ctx, 5, "b", [&](const std::string& rec) { replied.push_back(rec); });
+    JournalPassOne(j, ctx, 5, "b", [&](const std::string& rec) { replied.push_back(rec); });
+    ctx.restart();  // poll() ran out of work and stopped it
     ctx.poll();
     EXPECT_EQ(replied.size(), 25u);
     EXPECT_EQ(writes.load(), 2);
@@ -108,15 +112,15 @@ TEST(JournalPassTest, OnePassSharesOneWriteDoneByTheIoThreadBeforeItsReplies) {
 // their io_context.
 TEST(JournalPassTest, AFailedWriteOnTheIoThreadHoldsThePassAndReportsIt) {
   for (const FsyncPolicy policy : {FsyncPolicy::kAlways, FsyncPolicy::kEverysec}) {
-    TempFile file;
+    JournalPassFile file;
     const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
     ASSERT_GE(fd, 0);
-    IoThreadScope io;
+    JournalPassIoThread io;
     boost::asio::io_context ctx;
     std::atomic<int> error{0};
     int replied = 0;
-    Journal j(Log(), fd, 0, policy, 0, &error);
-    OnePass(j, ctx, 3, "held", [&](const std::string&) { ++replied; });
+    Journal j(JournalPassLog(), fd, 0, policy, 0, &error);
+    JournalPassOne(j, ctx, 3, "held", [&](const std::string&) { ++replied; });
     ctx.poll();
     EXPECT_EQ(error.load(), ENOSPC);
     EXPECT_FALSE(j.last_write_ok());
@@ -143,10 +147,10 @@ TEST(JournalPassDeathTest, AFailedSyncEndsTheProcessBeforeAnyReply) {
       {
         int p[2];
         if (::pipe(p) != 0) std::_Exit(3);
-        IoThreadScope io;
+        JournalPassIoThread io;
         boost::asio::io_context ctx;
-        Journal j(Log(), p[1], 0, FsyncPolicy::kAlways);
-        OnePass(j, ctx, 3, "r", [](const std::string&) {
+        Journal j(JournalPassLog(), p[1], 0, FsyncPolicy::kAlways);
+        JournalPassOne(j, ctx, 3, "r", [](const std::string&) {
           std::fputs("REPLIED\n", stderr);
           std::_Exit(2);
         });
@@ -160,12 +164,12 @@ TEST(JournalPassDeathTest, AFailedSyncEndsTheProcessBeforeAnyReply) {
 // thread does not wait for it but hands its batch to the journal thread, and its replies come
 // back posted to its io_context once that batch is synced.
 TEST(JournalPassTest, AWriterBusyElsewhereHandsThePassToTheJournalThread) {
-  TempFile file;
+  JournalPassFile file;
   std::mutex mu;
   std::condition_variable cv;
   bool stalled = false, go = false;
   std::atomic<int> writes{0};
-  Journal j(Log(), file.fd, 0, FsyncPolicy::kAlways, 0, nullptr, [&] {
+  Journal j(JournalPassLog(), file.fd, 0, FsyncPolicy::kAlways, 0, nullptr, [&] {
     if (writes++ != 0) return;
     std::unique_lock lock(mu);
     stalled = true;
@@ -175,8 +179,8 @@ TEST(JournalPassTest, AWriterBusyElsewhereHandsThePassToTheJournalThread) {
   boost::asio::io_context first, second;
   std::atomic<int> replied{0};
   std::thread a([&] {
-    IoThreadScope io;
-    OnePass(j, first, 1, "first", [&](const std::string&) { ++replied; });
+    JournalPassIoThread io;
+    JournalPassOne(j, first, 1, "first", [&](const std::string&) { ++replied; });
     first.poll();  // its write stalls in before_write, holding write_mu_
   });
   {
@@ -184,8 +188,8 @@ TEST(JournalPassTest, AWriterBusyElsewhereHandsThePassToTheJournalThread) {
     ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return stalled; }));
   }
   {
-    IoThreadScope io;
-    OnePass(j, second, 1, "second", [&](const std::string&) { ++replied; });
+    JournalPassIoThread io;
+    JournalPassOne(j, second, 1, "second", [&](const std::string&) { ++replied; });
     second.poll();  // finds write_mu_ taken: the journal thread's, once it is free
   }
   EXPECT_EQ(replied.load(), 0);

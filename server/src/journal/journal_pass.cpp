@@ -108,19 +108,20 @@ void Journal::TakeReady(boost::asio::io_context& on, std::vector<Waiter>* own,
     }
     return false;
   };
-  for (std::size_t i = 0; i < waiters_.size();) {
-    Waiter& w = waiters_[i];
+  // In the order the connections asked (the pass's clients are answered in read order).
+  std::size_t kept = 0;
+  for (Waiter& w : waiters_) {
     const bool ready = w.seq <= (w.synced ? synced_ : written);
     // The journal thread's waiters (no io_context) are its own to run; another io_context
     // with its FlushPass queued releases its waiters itself, without a post.
     if (!ready || w.on == nullptr || (w.on != &on && flush_pending(w.on))) {
-      ++i;
+      if (&waiters_[kept] != &w) waiters_[kept] = std::move(w);
+      ++kept;
       continue;
     }
     (w.on == &on ? own : posted)->push_back(std::move(w));
-    w = std::move(waiters_.back());
-    waiters_.pop_back();
   }
+  waiters_.erase(waiters_.begin() + static_cast<std::ptrdiff_t>(kept), waiters_.end());
 }
 
 }  // namespace latch::journal

@@ -1,35 +1,65 @@
 #include "journal/record_codec.h"
 
 #include <charconv>
+#include <cstring>
 #include <initializer_list>
 
 namespace latch::journal {
 namespace {
 
-void AppendNumber(std::string* out, char prefix, std::uint64_t n) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  out->push_back(prefix);
-  out->append(buf, end);
-  out->append("\r\n");
-}
+// Writes a record straight into the buffer: one resize per record for at most `bound` bytes,
+// then stores, instead of some 25 std::string appends (the iterator-range append of each
+// number went through _M_replace). Measured with callgrind at c50 P16 under everysec: the
+// SET record cost about 900 instructions of the request's 2,950 (off: 2,030).
+class RecordCodecWriter {
+ public:
+  // Room for each bulk string: "$", up to 20 digits, CRLF, the bytes, CRLF.
+  static constexpr std::size_t BulkBound(std::size_t len) { return len + 25; }
+  static constexpr std::size_t kNumberBound = 25 + 20;  // a bulk string of a number
 
-void AppendBulk(std::string* out, std::string_view s) {
-  AppendNumber(out, '$', s.size());
-  out->append(s);
-  out->append("\r\n");
-}
+  RecordCodecWriter(std::string* out, std::size_t bound) : out_(out), start_(out->size()) {
+    out->resize(start_ + bound);
+    p_ = out->data() + start_;
+  }
+  ~RecordCodecWriter() { out_->resize(static_cast<std::size_t>(p_ - out_->data())); }
+  RecordCodecWriter(const RecordCodecWriter&) = delete;
+  RecordCodecWriter& operator=(const RecordCodecWriter&) = delete;
 
-void AppendBulkNumber(std::string* out, std::uint64_t n) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  AppendBulk(out, std::string_view(buf, static_cast<std::size_t>(end - buf)));
-}
+  void Raw(std::string_view s) {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void Header(char prefix, std::uint64_t n) {
+    *p_++ = prefix;
+    p_ = std::to_chars(p_, p_ + 20, n).ptr;
+    Crlf();
+  }
+  void Bulk(std::string_view s) {
+    Header('$', s.size());
+    Raw(s);
+    Crlf();
+  }
+  void BulkNumber(std::uint64_t n) {
+    char buf[20];
+    char* end = std::to_chars(buf, buf + sizeof buf, n).ptr;
+    Bulk(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+  }
+  void Deadline(std::int64_t deadline_wall_ms) {
+    Raw("$4\r\nPXAT\r\n");
+    BulkNumber(static_cast<std::uint64_t>(deadline_wall_ms));
+  }
+  static constexpr std::size_t kDeadlineBound = 10 + kNumberBound;
 
-void AppendDeadline(std::string* out, std::int64_t deadline_wall_ms) {
-  AppendBulk(out, "PXAT");
-  AppendBulkNumber(out, static_cast<std::uint64_t>(deadline_wall_ms));
-}
+ private:
+  void Crlf() {
+    p_[0] = '\r';
+    p_[1] = '\n';
+    p_ += 2;
+  }
+  std::string* out_;
+  std::size_t start_;
+  char* p_;
+};
 
 // Longest record header we accept ("*<n>" or "$<n>" digits), as Redis's loader.
 constexpr std::size_t kMaxHeaderDigits = 20;
@@ -38,48 +68,59 @@ constexpr std::size_t kMaxHeaderDigits = 20;
 
 void EncodeSet(std::string* out, std::string_view key, std::string_view value,
                std::int64_t deadline_wall_ms) {
-  AppendNumber(out, '*', deadline_wall_ms > 0 ? 5 : 3);
-  AppendBulk(out, "SET");
-  AppendBulk(out, key);
-  AppendBulk(out, value);
-  if (deadline_wall_ms > 0) AppendDeadline(out, deadline_wall_ms);
+  using W = RecordCodecWriter;
+  W w(out, 4 + W::BulkBound(3) + W::BulkBound(key.size()) + W::BulkBound(value.size()) +
+               W::kDeadlineBound);
+  w.Raw(deadline_wall_ms > 0 ? std::string_view("*5\r\n$3\r\nSET\r\n")
+                             : std::string_view("*3\r\n$3\r\nSET\r\n"));
+  w.Bulk(key);
+  w.Bulk(value);
+  if (deadline_wall_ms > 0) w.Deadline(deadline_wall_ms);
 }
 
 void EncodeLock(std::string* out, std::string_view key, std::string_view owner, std::uint64_t token,
                 std::int64_t deadline_wall_ms) {
-  AppendNumber(out, '*', deadline_wall_ms > 0 ? 6 : 4);
-  AppendBulk(out, "LATCH.LOCK");
-  AppendBulk(out, key);
-  AppendBulk(out, owner);
-  AppendBulkNumber(out, token);
-  if (deadline_wall_ms > 0) AppendDeadline(out, deadline_wall_ms);
+  using W = RecordCodecWriter;
+  W w(out, 4 + W::BulkBound(10) + W::BulkBound(key.size()) + W::BulkBound(owner.size()) +
+               W::kNumberBound + W::kDeadlineBound);
+  w.Raw(deadline_wall_ms > 0 ? std::string_view("*6\r\n$10\r\nLATCH.LOCK\r\n")
+                             : std::string_view("*4\r\n$10\r\nLATCH.LOCK\r\n"));
+  w.Bulk(key);
+  w.Bulk(owner);
+  w.BulkNumber(token);
+  if (deadline_wall_ms > 0) w.Deadline(deadline_wall_ms);
 }
 
 void EncodeDel(std::string* out, std::string_view key) {
-  out->append("*2\r\n$3\r\nDEL\r\n");
-  AppendBulk(out, key);
+  RecordCodecWriter w(out, 13 + RecordCodecWriter::BulkBound(key.size()));
+  w.Raw("*2\r\n$3\r\nDEL\r\n");
+  w.Bulk(key);
 }
 
 void EncodeFence(std::string* out, std::uint64_t token) {
-  out->append("*2\r\n$11\r\nLATCH.FENCE\r\n");
-  AppendBulkNumber(out, token);
+  RecordCodecWriter w(out, 22 + RecordCodecWriter::kNumberBound);
+  w.Raw("*2\r\n$11\r\nLATCH.FENCE\r\n");
+  w.BulkNumber(token);
 }
 
 void EncodeSelect(std::string* out, int db) {
-  out->append("*2\r\n$6\r\nSELECT\r\n");
-  AppendBulkNumber(out, static_cast<std::uint64_t>(db));
+  RecordCodecWriter w(out, 16 + RecordCodecWriter::kNumberBound);
+  w.Raw("*2\r\n$6\r\nSELECT\r\n");
+  w.BulkNumber(static_cast<std::uint64_t>(db));
 }
 
 void EncodeSwapDb(std::string* out, int a, int b) {
-  out->append("*3\r\n$6\r\nSWAPDB\r\n");
-  AppendBulkNumber(out, static_cast<std::uint64_t>(a));
-  AppendBulkNumber(out, static_cast<std::uint64_t>(b));
+  RecordCodecWriter w(out, 16 + 2 * RecordCodecWriter::kNumberBound);
+  w.Raw("*3\r\n$6\r\nSWAPDB\r\n");
+  w.BulkNumber(static_cast<std::uint64_t>(a));
+  w.BulkNumber(static_cast<std::uint64_t>(b));
 }
 
 void EncodeFlushShard(std::string* out, int index, int count) {
-  out->append("*3\r\n$16\r\nLATCH.FLUSHSHARD\r\n");
-  AppendBulkNumber(out, static_cast<std::uint64_t>(index));
-  AppendBulkNumber(out, static_cast<std::uint64_t>(count));
+  RecordCodecWriter w(out, 27 + 2 * RecordCodecWriter::kNumberBound);
+  w.Raw("*3\r\n$16\r\nLATCH.FLUSHSHARD\r\n");
+  w.BulkNumber(static_cast<std::uint64_t>(index));
+  w.BulkNumber(static_cast<std::uint64_t>(count));
 }
 
 void EncodeTimestamp(std::string* out, std::int64_t unix_s) {
