@@ -190,6 +190,9 @@ class Journal {
   // switch, a failed write, a test's stall).
   void HandToWriterLocked();
   bool MaySyncInline() const { return !may_sync_inline_ || may_sync_inline_(); }
+  // Under always, a pass with more records than this leaves the sync to the journal thread
+  // (journal_pass.cpp, FlushPass).
+  static constexpr std::uint64_t kInlineSyncAtMost = 128;
   // everysec and no: write()s everything buffered if record `seq` is not written yet. False
   // when it is not written (writes are failing: the journal thread retries them).
   bool WriteOut(std::uint64_t seq);
