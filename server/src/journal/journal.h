@@ -177,7 +177,8 @@ class Journal {
   bool DeferToPass(std::uint64_t seq, std::function<void()> done, boost::asio::io_context& on,
                    bool always);
   void PostFlushLocked(boost::asio::io_context& on);
-  void FlushPass(boost::asio::io_context& on);
+  // `looks`: how many times this pass's flush has let the event loop read once more (below).
+  void FlushPass(boost::asio::io_context& on, int looks = 0);
   // Under `lock` (mu_) and write_mu_: fdatasyncs what is written (without mu_) and counts it
   // synced. Called by FlushPass under always.
   void SyncInline(std::unique_lock<std::mutex>& lock);
@@ -193,6 +194,9 @@ class Journal {
   // Under always, a pass with more records than this leaves the sync to the journal thread
   // (journal_pass.cpp, FlushPass).
   static constexpr std::uint64_t kInlineSyncAtMost = 128;
+  // Under always, a pass with fewer records than the last inline sync carried lets the loop
+  // poll and read what arrived meanwhile, up to this many times, before it syncs.
+  static constexpr int kGatherLooks = 2;
   // everysec and no: write()s everything buffered if record `seq` is not written yet. False
   // when it is not written (writes are failing: the journal thread retries them).
   bool WriteOut(std::uint64_t seq);
@@ -238,6 +242,7 @@ class Journal {
   // Records in buf_ that no io thread's FlushPass will write (appended by another thread, a
   // failed write, a batch handed over): the journal thread's work. Under mu_.
   bool wanted_ = false;
+  std::uint64_t last_inline_batch_ = 0;  // records of the last SyncInline; under mu_
   // The io_contexts with a FlushPass posted and not run yet. Under mu_.
   std::vector<boost::asio::io_context*> flush_posted_;
   int selected_db_ = 0;     // the database of the last record; under mu_

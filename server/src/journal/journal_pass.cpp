@@ -47,8 +47,20 @@ void Journal::HandToWriterLocked() {
   cv_.notify_one();
 }
 
-void Journal::FlushPass(boost::asio::io_context& on) {
+void Journal::FlushPass(boost::asio::io_context& on, int looks) {
   const bool always = policy() == FsyncPolicy::kAlways;
+  if (always && looks < kGatherLooks) {
+    // As the journal thread's gathering (GatherLocked): the clients answered by the last sync
+    // are sending again, and syncing fewer records than it carried splits the clients into
+    // more groups taking turns (measured at c50 P1: 18 records per sync inline against
+    // Redis's 28). Posted again, this flush runs after one more poll of the sockets and the
+    // reads it completes (a post from a handler queues behind the reactor's next run).
+    std::lock_guard lock(mu_);
+    if (!stop_ && appended_ - written_.load(std::memory_order_relaxed) < last_inline_batch_) {
+      boost::asio::post(on, [this, &on, looks] { FlushPass(on, looks + 1); });
+      return;
+    }
+  }
   // Lock order: write_mu_, then mu_. Under always a sync may hold write_mu_ for milliseconds:
   // rather than wait for it, this thread leaves its batch to the journal thread.
   std::unique_lock wlock(write_mu_, std::defer_lock);
@@ -96,6 +108,7 @@ void Journal::SyncInline(std::unique_lock<std::mutex>& lock) {
   // them all. write_mu_ stays held across it, so the journal thread cannot switch files and
   // close fd_ under it.
   const std::uint64_t covered = written_.load(std::memory_order_relaxed);
+  last_inline_batch_ = covered - std::min(covered, synced_);
   dirty_.store(false, std::memory_order_release);
   lock.unlock();
   SyncFd(fd_);  // under always a failed fdatasync ends the process, as Redis (journal.h)
