@@ -23,32 +23,14 @@
 #include <thread>
 #include <vector>
 
+#include "durability/journal_test_file.h"
 #include "journal/journal.h"
 
 namespace latch::journal {
 namespace {
 
-spdlog::logger& JournalPassLog() {
-  static spdlog::logger log("journal-pass-test");
-  return log;
-}
-
-struct JournalPassFile {
-  JournalPassFile() {
-    char p[] = "/tmp/latch-journal-pass-XXXXXX";
-    fd = ::mkstemp(p);
-    path = p;
-  }
-  ~JournalPassFile() { ::unlink(path.c_str()); }
-  std::string Read() const {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  int fd;
-  std::string path;
-};
+using test::JournalTestFile;
+using test::JournalTestLog;
 
 // The test thread plays an io thread: its appends wake nobody, its pass flushes them.
 struct JournalPassIoThread {
@@ -72,12 +54,12 @@ void JournalPassOne(Journal& j, boost::asio::io_context& ctx, int n, const std::
 
 TEST(JournalPassTest, OnePassSharesOneWriteDoneByTheIoThreadBeforeItsReplies) {
   for (const FsyncPolicy policy : {FsyncPolicy::kAlways, FsyncPolicy::kEverysec}) {
-    JournalPassFile file;
+    JournalTestFile file;
     JournalPassIoThread io;
     boost::asio::io_context ctx;
     std::atomic<int> writes{0};
     std::thread::id writer;
-    Journal j(JournalPassLog(), file.fd, 0, policy, 0, nullptr, [&] {
+    Journal j(JournalTestLog(), file.fd, 0, policy, 0, nullptr, [&] {
       ++writes;
       writer = std::this_thread::get_id();
     });
@@ -112,14 +94,14 @@ TEST(JournalPassTest, OnePassSharesOneWriteDoneByTheIoThreadBeforeItsReplies) {
 // their io_context.
 TEST(JournalPassTest, AFailedWriteOnTheIoThreadHoldsThePassAndReportsIt) {
   for (const FsyncPolicy policy : {FsyncPolicy::kAlways, FsyncPolicy::kEverysec}) {
-    JournalPassFile file;
+    JournalTestFile file;
     const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
     ASSERT_GE(fd, 0);
     JournalPassIoThread io;
     boost::asio::io_context ctx;
     std::atomic<int> error{0};
     int replied = 0;
-    Journal j(JournalPassLog(), fd, 0, policy, 0, &error);
+    Journal j(JournalTestLog(), fd, 0, policy, 0, &error);
     JournalPassOne(j, ctx, 3, "held", [&](const std::string&) { ++replied; });
     ctx.poll();
     EXPECT_EQ(error.load(), ENOSPC);
@@ -149,7 +131,7 @@ TEST(JournalPassDeathTest, AFailedSyncEndsTheProcessBeforeAnyReply) {
         if (::pipe(p) != 0) std::_Exit(3);
         JournalPassIoThread io;
         boost::asio::io_context ctx;
-        Journal j(JournalPassLog(), p[1], 0, FsyncPolicy::kAlways);
+        Journal j(JournalTestLog(), p[1], 0, FsyncPolicy::kAlways);
         JournalPassOne(j, ctx, 3, "r", [](const std::string&) {
           std::fputs("REPLIED\n", stderr);
           std::_Exit(2);
@@ -164,12 +146,12 @@ TEST(JournalPassDeathTest, AFailedSyncEndsTheProcessBeforeAnyReply) {
 // thread does not wait for it but hands its batch to the journal thread, and its replies come
 // back posted to its io_context once that batch is synced.
 TEST(JournalPassTest, AWriterBusyElsewhereHandsThePassToTheJournalThread) {
-  JournalPassFile file;
+  JournalTestFile file;
   std::mutex mu;
   std::condition_variable cv;
   bool stalled = false, go = false;
   std::atomic<int> writes{0};
-  Journal j(JournalPassLog(), file.fd, 0, FsyncPolicy::kAlways, 0, nullptr, [&] {
+  Journal j(JournalTestLog(), file.fd, 0, FsyncPolicy::kAlways, 0, nullptr, [&] {
     if (writes++ != 0) return;
     std::unique_lock lock(mu);
     stalled = true;

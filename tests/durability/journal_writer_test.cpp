@@ -20,43 +20,24 @@
 #include <thread>
 #include <vector>
 
+#include "durability/journal_test_file.h"
 #include "journal/journal.h"
 
 namespace latch::journal {
 namespace {
 
-// The journals' warnings go nowhere: a logger without a sink.
-spdlog::logger& Log() {
-  static spdlog::logger log("journal-writer-test");
-  return log;
-}
-
-struct TempFile {
-  TempFile() {
-    char p[] = "/tmp/latch-journal-XXXXXX";
-    fd = ::mkstemp(p);
-    path = p;
-  }
-  ~TempFile() { ::unlink(path.c_str()); }
-  std::string Read() const {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  int fd;
-  std::string path;
-};
+using test::JournalTestFile;
+using test::JournalTestLog;
 
 TEST(JournalWriterTest, GroupCommitKeepsEveryRecordInEachThreadsOrder) {
-  TempFile file;
+  JournalTestFile file;
   constexpr int kThreads = 4;
   constexpr int kRecords = 500;
   std::atomic<int> completions{0}, waited{0};
   std::mutex mu;
   std::string bad;
   {
-    Journal j(Log(), file.fd, 0, FsyncPolicy::kAlways);
+    Journal j(JournalTestLog(), file.fd, 0, FsyncPolicy::kAlways);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
@@ -95,8 +76,8 @@ TEST(JournalWriterTest, GroupCommitKeepsEveryRecordInEachThreadsOrder) {
 }
 
 TEST(JournalWriterTest, OnlyAlwaysHoldsReplies) {
-  TempFile file;
-  Journal j(Log(), file.fd, 0, FsyncPolicy::kEverysec);
+  JournalTestFile file;
+  Journal j(JournalTestLog(), file.fd, 0, FsyncPolicy::kEverysec);
   const std::uint64_t seq = j.Append([](std::string* out) { out->append("x\n"); });
   EXPECT_FALSE(j.WhenDurable(seq, [] { ADD_FAILURE() << "everysec never holds a reply"; }));
   j.Sync();
@@ -106,9 +87,9 @@ TEST(JournalWriterTest, OnlyAlwaysHoldsReplies) {
 }
 
 TEST(JournalWriterTest, SwitchFileSplitsTheStreamAtTheCall) {
-  TempFile first, second;
+  JournalTestFile first, second;
   {
-    Journal j(Log(), first.fd, 0, FsyncPolicy::kAlways);
+    Journal j(JournalTestLog(), first.fd, 0, FsyncPolicy::kAlways);
     for (int i = 0; i < 100; ++i) j.Append([](std::string* out) { out->append("old\n"); });
     j.SwitchFile(second.fd, 0);
     for (int i = 0; i < 50; ++i) j.Append([](std::string* out) { out->append("new\n"); });
@@ -127,14 +108,14 @@ TEST(JournalWriterTest, SwitchFileSplitsTheStreamAtTheCall) {
 // hold that connection's replies until the new journal caught up); a closed journal holds
 // nothing and its file has everything appended before the close.
 TEST(JournalWriterTest, ReopenedJournalContinuesNumbersAndClosedOneHoldsNothing) {
-  TempFile first, second;
-  Journal old(Log(), first.fd, 0, FsyncPolicy::kAlways);
+  JournalTestFile first, second;
+  Journal old(JournalTestLog(), first.fd, 0, FsyncPolicy::kAlways);
   std::uint64_t last = 0;
   for (int i = 0; i < 10; ++i) last = old.Append([](std::string* out) { out->append("a\n"); });
   old.Close();
   EXPECT_FALSE(old.WhenDurable(last, [] { ADD_FAILURE() << "closed: nothing to wait for"; }));
   EXPECT_EQ(first.Read().size(), 20u);
-  Journal fresh(Log(), second.fd, 0, FsyncPolicy::kAlways, old.appended());
+  Journal fresh(JournalTestLog(), second.fd, 0, FsyncPolicy::kAlways, old.appended());
   EXPECT_FALSE(fresh.WhenDurable(last, [] { ADD_FAILURE() << "an old number is never held"; }));
   EXPECT_EQ(fresh.Append([](std::string* out) { out->append("b\n"); }), last + 1);
   std::atomic<bool> done{false};
@@ -146,7 +127,7 @@ TEST(JournalWriterTest, ReopenedJournalContinuesNumbersAndClosedOneHoldsNothing)
 // A connection's completion runs on its io_context (the journal posts a batch's completions
 // there together), never before its record is in the file; Close releases what still waits.
 TEST(JournalWriterTest, CompletionsRunOnTheWaitersIoContextAfterTheirRecord) {
-  TempFile file;
+  JournalTestFile file;
   boost::asio::io_context ctx;
   auto work = boost::asio::make_work_guard(ctx);
   std::thread io([&] { ctx.run(); });
@@ -155,7 +136,7 @@ TEST(JournalWriterTest, CompletionsRunOnTheWaitersIoContextAfterTheirRecord) {
   std::atomic<int> done{0};
   std::atomic<int> wrong{0};
   {
-    Journal j(Log(), file.fd, 0, FsyncPolicy::kAlways);
+    Journal j(JournalTestLog(), file.fd, 0, FsyncPolicy::kAlways);
     for (int i = 0; i < kRecords; ++i) {
       const std::string rec = "r" + std::to_string(i) + "\n";
       const std::uint64_t seq = j.Append([&](std::string* out) { out->append(rec); });
@@ -191,12 +172,12 @@ bool Eventually(Cond cond) {
 TEST(JournalWriterTest, AFailedWriteHoldsItsReplyUntilARetryWritesIt) {
   for (const FsyncPolicy policy :
        {FsyncPolicy::kEverysec, FsyncPolicy::kNo, FsyncPolicy::kAlways}) {
-    TempFile file;
+    JournalTestFile file;
     const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
     ASSERT_GE(fd, 0);
     std::atomic<int> error{0};
     std::atomic<bool> done{false};
-    Journal j(Log(), fd, 0, policy, 0, &error);
+    Journal j(JournalTestLog(), fd, 0, policy, 0, &error);
     const std::uint64_t seq = j.Append([](std::string* out) { out->append("held\n"); });
     EXPECT_TRUE(j.WhenDurable(seq, [&] { done = true; }));
     EXPECT_TRUE(Eventually([&] { return error.load() == ENOSPC; }));
@@ -215,8 +196,8 @@ TEST(JournalWriterTest, AFailedWriteHoldsItsReplyUntilARetryWritesIt) {
 // everysec: a record reaches the file within moments without anyone asking (the writer paces
 // its write()s but does not sit on records), and Sync() cuts the pause short.
 TEST(JournalWriterTest, EverysecWritesWithoutBeingAsked) {
-  TempFile file;
-  Journal j(Log(), file.fd, 0, FsyncPolicy::kEverysec);
+  JournalTestFile file;
+  Journal j(JournalTestLog(), file.fd, 0, FsyncPolicy::kEverysec);
   for (int round = 0; round < 3; ++round) {
     const std::string rec = "e" + std::to_string(round) + "\n";
     j.Append([&](std::string* out) { out->append(rec); });
