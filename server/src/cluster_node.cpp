@@ -69,7 +69,7 @@ bool FollowedLeader(const ServerState& s, LeaderEndpoint* out) {
   if (leader == 0) return false;
   for (const KnownMember& m : s.cluster->KnownMembers()) {
     if (m.id != leader) continue;
-    *out = LeaderEndpoint{m.id, m.client.host, m.client.port};
+    *out = LeaderEndpoint{m.id, m.client.host, m.client.port, m.client.rest_port};
     return true;
   }
   return false;  // its client address is not known yet (its member entry not applied here)

@@ -36,6 +36,7 @@ struct LeaderEndpoint {
   std::uint64_t id = 0;
   std::string host;
   int port = 0;
+  int rest_port = 0;  // its REST endpoint on `host` (0: not known yet, or it serves none)
 };
 // True, with the leader in *out, when this node is a cluster node that hears from a leader
 // other than itself. False on the leader, while no leader is known, and on a single node.

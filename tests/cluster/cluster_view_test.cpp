@@ -147,6 +147,12 @@ TEST(ClusterView, MemberEntriesAndSectionsRoundTrip) {
   EXPECT_FALSE(t.ApplyLines("set 5 host\n", &error));
   EXPECT_EQ(t.Copy(), before);
   EXPECT_FALSE(MemberEntryLines("not a member entry", &lines));
+  // The REST port a leader records (followers relay REST requests there) is optional.
+  MemberTable::Map rest;
+  ASSERT_TRUE(ParseMemberLines("set 2 h 6380 8080\n", &rest, &error)) << error;
+  EXPECT_EQ(rest.at(2), (ClientAddress{"h", 6380, 8080}));
+  EXPECT_EQ(EncodeMemberSection(rest), "set 2 h 6380 8080\n");
+  EXPECT_FALSE(ParseMemberLines("set 2 h 6380 port\n", &rest, &error));
 }
 
 }  // namespace

@@ -56,23 +56,24 @@ bool ClusterLog::ApplyMemberEntry(std::string_view after_nonce, std::string* err
 // On the proposer thread, when this node starts serving as the leader. Followers find the
 // leader's client address in the table, else (a founding member) in raft-peers; when that
 // would not be this node's own (a node that joined: its RAFT ADD named another host than its
-// raft-addr, or came from a latchd without member entries), it is recorded. Usually nothing
-// is proposed.
+// raft-addr, or came from a latchd without member entries), or this node serves REST on a
+// port the table does not hold (followers relay REST requests there: rest/leader_proxy.h),
+// it is recorded. A leader whose entry is current proposes nothing.
 void ClusterLog::AnnounceSelf() {
   const RaftConfig::Member* self = nullptr;
   for (const RaftConfig::Member& m : config_.members) {
     if (m.id == config_.id) self = &m;
   }
   if (self == nullptr) return;
-  const ClientAddress own{self->client_host, self->client_port};
+  const ClientAddress own{self->client_host, self->client_port, config_.rest_port};
   const MemberTable::Map table = members_.Copy();
   if (auto it = table.find(config_.id); it != table.end()) {
     if (it->second == own) return;
-  } else if (!config_.join) {
-    return;  // a founding member: every node's raft-peers gives this address
+  } else if (!config_.join && own.rest_port == 0) {
+    return;  // a founding member without REST: every node's raft-peers gives this address
   }
-  p_.log.info("Raft node {}: recording its client address {}:{} in the log", config_.id, own.host,
-              own.port);
+  p_.log.info("Raft node {}: recording its client address {}:{} (REST port {}) in the log",
+              config_.id, own.host, own.port, own.rest_port);
   node_->Propose(EncodeMemberSet(config_.id, own), [this](const ProposeResult& r) {
     if (r.status != ProposeStatus::kOk) {
       p_.log.warn(

@@ -58,6 +58,12 @@ bool MemberTableLine(std::string_view line, MemberTable::Map* m, std::string* er
     *error = "member " + std::to_string(id) + " without a client address";
     return false;
   }
+  if (const std::string_view rest = MemberTableWord(&line); !rest.empty()) {
+    if (!MemberTableNumber(rest, &a.rest_port) || a.rest_port < 0 || a.rest_port > 65535) {
+      *error = "member " + std::to_string(id) + " with a bad REST port";
+      return false;
+    }
+  }
   (*m)[id] = std::move(a);
   return true;
 }
@@ -81,9 +87,18 @@ bool MemberTable::ApplyLines(std::string_view lines, std::string* error) {
   return true;
 }
 
+namespace {
+
+std::string MemberTableSetLine(std::uint64_t id, const ClientAddress& a) {
+  std::string line = "set " + std::to_string(id) + " " + a.host + " " + std::to_string(a.port);
+  if (a.rest_port != 0) line += " " + std::to_string(a.rest_port);
+  return line + "\n";
+}
+
+}  // namespace
+
 std::string EncodeMemberSet(std::uint64_t id, const ClientAddress& a) {
-  return MemberEntry("set " + std::to_string(id) + " " + a.host + " " + std::to_string(a.port) +
-                     "\n");
+  return MemberEntry(MemberTableSetLine(id, a));
 }
 
 std::string EncodeMemberForget(std::uint64_t id) {
@@ -92,9 +107,7 @@ std::string EncodeMemberForget(std::uint64_t id) {
 
 std::string EncodeMemberSection(const MemberTable::Map& m) {
   std::string out;
-  for (const auto& [id, a] : m) {
-    out += "set " + std::to_string(id) + " " + a.host + " " + std::to_string(a.port) + "\n";
-  }
+  for (const auto& [id, a] : m) out += MemberTableSetLine(id, a);
   return out;
 }
 
@@ -120,7 +133,7 @@ std::vector<KnownMember> JoinMembers(const RaftConfig& config,
   std::vector<KnownMember> out;
   if (current.empty()) {
     for (const RaftConfig::Member& m : config.members) {
-      out.push_back(KnownMember{m.id, {m.client_host, m.client_port}});
+      out.push_back(KnownMember{m.id, {m.client_host, m.client_port, 0}});
     }
     return out;
   }
@@ -132,7 +145,7 @@ std::vector<KnownMember> JoinMembers(const RaftConfig& config,
     }
     for (const RaftConfig::Member& founding : config.members) {
       if (founding.id != m.id) continue;
-      out.push_back(KnownMember{m.id, {founding.client_host, founding.client_port}});
+      out.push_back(KnownMember{m.id, {founding.client_host, founding.client_port, 0}});
       break;
     }
   }

@@ -9,7 +9,7 @@
 //
 // A member entry is a Raft entry whose first 8 bytes (where a log entry has its proposer's
 // nonce, never 0) are 0, then kMemberEntryMagic and one change a line:
-//   set <id> <client-host> <client-port>
+//   set <id> <client-host> <client-port> [<rest-port>]
 //   forget <id>
 // A snapshot's member section is the same lines (one `set` each). Lines with an unknown first
 // word are skipped, so a later version can add changes that this one ignores.
@@ -31,6 +31,7 @@ inline constexpr std::string_view kMemberEntryMagic = "LATCHMB1\n";
 struct ClientAddress {
   std::string host;
   int port = 0;
+  int rest_port = 0;  // its Upstash REST endpoint on `host` (0: none known)
   friend bool operator==(const ClientAddress&, const ClientAddress&) = default;
 };
 
