@@ -2,6 +2,7 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <memory>
@@ -23,6 +24,7 @@ class LeaderExchange : public std::enable_shared_from_this<LeaderExchange> {
                  std::function<void(RelayedAnswer)> done)
       : stream_(io),
         resolver_(io),
+        resolve_deadline_(io),
         limits_(limits),
         request_(std::move(request)),
         done_(std::move(done)) {}
@@ -37,9 +39,15 @@ class LeaderExchange : public std::enable_shared_from_this<LeaderExchange> {
       return stream_.async_connect(tcp::endpoint(address, static_cast<unsigned short>(port)),
                                    [self](beast::error_code e) { self->OnConnected(e); });
     }
+    // A host name (raft-peers as written): the stream's deadline does not cover the lookup.
+    resolve_deadline_.expires_after(limits_.connect);
+    resolve_deadline_.async_wait([self](beast::error_code e) {
+      if (!e) self->resolver_.cancel();
+    });
     resolver_.async_resolve(
         host, std::to_string(port),
         [self](beast::error_code e, const tcp::resolver::results_type& r) {
+          self->resolve_deadline_.cancel();
           if (e) return self->Fail(RelayedAnswer::Outcome::kNotSent, e);
           self->stream_.async_connect(
               r, [self](beast::error_code e2, const tcp::endpoint&) { self->OnConnected(e2); });
@@ -106,6 +114,7 @@ class LeaderExchange : public std::enable_shared_from_this<LeaderExchange> {
 
   beast::tcp_stream stream_;
   tcp::resolver resolver_;
+  asio::steady_timer resolve_deadline_;
   RelayLimits limits_;
   RelayedRequest request_;
   std::function<void(RelayedAnswer)> done_;
