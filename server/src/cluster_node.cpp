@@ -46,8 +46,8 @@ bool Failed(const ServerState& s) { return s.cluster && s.cluster->failed(); }
 bool View(const ServerState& s, ClusterView* out) {
   if (!s.cluster) return false;
   const ClusterLog& log = *s.cluster;
-  *out = BuildClusterView(log.config(), log.Status(), log.Peers(), log.serving(),
-                          std::chrono::steady_clock::now());
+  *out = BuildClusterView(log.config(), log.KnownMembers(), log.Status(), log.Peers(),
+                          log.serving(), std::chrono::steady_clock::now());
   return true;
 }
 
@@ -67,12 +67,12 @@ std::uint64_t FollowedLeaderId(const ServerState& s) {
 bool FollowedLeader(const ServerState& s, LeaderEndpoint* out) {
   const std::uint64_t leader = FollowedLeaderId(s);
   if (leader == 0) return false;
-  for (const RaftConfig::Member& m : s.cluster->config().members) {
+  for (const KnownMember& m : s.cluster->KnownMembers()) {
     if (m.id != leader) continue;
-    *out = LeaderEndpoint{m.id, m.client_host, m.client_port};
+    *out = LeaderEndpoint{m.id, m.client.host, m.client.port, m.client.rest_port};
     return true;
   }
-  return false;  // a leader outside the configuration this node started with
+  return false;  // its client address is not known yet (its member entry not applied here)
 }
 
 // ---- RAFT STATUS / TRANSFER / ADD / REMOVE and /metrics ----
@@ -146,14 +146,14 @@ void Transfer(ServerState& s, std::uint64_t id, std::int64_t keep_client, RaftCh
 }
 
 void AddMember(ServerState& s, std::uint64_t id, const std::string& raft_address,
-               RaftChangeDone done) {
+               const std::string& client_host, int client_port, RaftChangeDone done) {
   if (!s.cluster) return done("cluster support is disabled");
-  s.cluster->node().Add(id, raft_address, std::move(done));
+  s.cluster->AddMember(id, raft_address, ClientAddress{client_host, client_port}, std::move(done));
 }
 
 void RemoveMember(ServerState& s, std::uint64_t id, RaftChangeDone done) {
   if (!s.cluster) return done("cluster support is disabled");
-  s.cluster->node().Remove(id, std::move(done));
+  s.cluster->RemoveMember(id, std::move(done));
 }
 
 }  // namespace latch::cluster

@@ -30,11 +30,13 @@ bool View(const ServerState& s, ClusterView* out);
 // (commands/command_table.cpp). True on a single node.
 bool LeaderKnown(const ServerState& s);
 // The leader a follower relays its clients' sessions to (net/connection_relay.cpp;
-// docs/CLUSTER.md, "Forwarding"): its Raft id and its client address as raft-peers gives it.
+// docs/CLUSTER.md, "Forwarding"): its Raft id and its client address (replicated in the log,
+// or raft-peers for a founding member: cluster/member_table.h).
 struct LeaderEndpoint {
   std::uint64_t id = 0;
   std::string host;
   int port = 0;
+  int rest_port = 0;  // its REST endpoint on `host` (0: not known yet, or it serves none)
 };
 // True, with the leader in *out, when this node is a cluster node that hears from a leader
 // other than itself. False on the leader, while no leader is known, and on a single node.
@@ -53,9 +55,10 @@ bool Report(const ServerState& s, RaftReport* out);
 // waiting for the answer, not closed when this node steps down (ClusterLog::HandOver).
 using RaftChangeDone = std::function<void(const std::string& error)>;
 void Transfer(ServerState& s, std::uint64_t id, std::int64_t keep_client, RaftChangeDone done);
-// `raft_address`: "IPv4:port", as libraft takes it.
+// `raft_address`: "IPv4:port", as libraft takes it; the client address is replicated to every
+// node before the member is added (cluster/member_table.h).
 void AddMember(ServerState& s, std::uint64_t id, const std::string& raft_address,
-               RaftChangeDone done);
+               const std::string& client_host, int client_port, RaftChangeDone done);
 void RemoveMember(ServerState& s, std::uint64_t id, RaftChangeDone done);
 
 }  // namespace latch::cluster

@@ -22,7 +22,8 @@ bool Report(const ServerState&, RaftReport*) { return false; }
 void Transfer(ServerState&, std::uint64_t, std::int64_t, RaftChangeDone done) {
   done("this latchd was built without libraft");
 }
-void AddMember(ServerState&, std::uint64_t, const std::string&, RaftChangeDone done) {
+void AddMember(ServerState&, std::uint64_t, const std::string&, const std::string&, int,
+               RaftChangeDone done) {
   done("this latchd was built without libraft");
 }
 void RemoveMember(ServerState&, std::uint64_t, RaftChangeDone done) {

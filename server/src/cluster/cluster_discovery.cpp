@@ -14,9 +14,9 @@ const PeerProgress* ProgressOf(const std::vector<PeerProgress>& peers, std::uint
 
 }  // namespace
 
-ClusterView BuildClusterView(const RaftConfig& config, const NodeStatus& status,
-                             const std::vector<PeerProgress>& peers, bool serving,
-                             std::chrono::steady_clock::time_point now) {
+ClusterView BuildClusterView(const RaftConfig& config, const std::vector<KnownMember>& members,
+                             const NodeStatus& status, const std::vector<PeerProgress>& peers,
+                             bool serving, std::chrono::steady_clock::time_point now) {
   ClusterView v;
   v.self_id = config.id;
   v.term = status.term;
@@ -28,11 +28,11 @@ ClusterView BuildClusterView(const RaftConfig& config, const NodeStatus& status,
   const std::uint64_t leader_id =
       status.leader_id == config.id && !v.serving ? 0 : status.leader_id;
   const auto timeout = std::chrono::milliseconds(config.election_timeout_ms);
-  for (const RaftConfig::Member& m : config.members) {
+  for (const KnownMember& m : members) {
     ClusterView::Member out;
     out.id = m.id;
-    out.host = m.client_host;
-    out.port = m.client_port;
+    out.host = m.client.host;
+    out.port = m.client.port;
     out.self = m.id == config.id;
     out.leader = leader_id != 0 && m.id == leader_id;
     if (out.self) {

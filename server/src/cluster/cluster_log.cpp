@@ -303,6 +303,7 @@ void ClusterLog::RefreshRole() {
     p_.log.info("Raft node {}: {} (term {})", config_.id,
                 leader ? "leader, accepting writes" : "follower, read-only", st.term);
     if (!leader) CloseClientsOnDemotion();
+    if (leader) AnnounceSelf();
   }
   p_.raft_follower.store(!leader, std::memory_order_release);
 }
@@ -328,9 +329,13 @@ void ClusterLog::Apply(EntryId id, std::string_view payload) {
     p_.log.warn("Raft entry {} is too short to be latchd's; skipped", id.index);
     return;
   }
-  if (GetU64(payload) == nonce_) return;  // proposed here: already in this keyspace
+  const std::uint64_t nonce = GetU64(payload);
+  if (nonce == nonce_) return;  // proposed here: already in this keyspace
   std::string error;
-  if (!ApplyFromLog(payload.substr(kNonceBytes), /*replace=*/false, &error)) {
+  // A member entry (member_table.h) changes no keyspace; every node applies it, its proposer too.
+  if (nonce == kMemberEntryNonce
+          ? !ApplyMemberEntry(payload.substr(kNonceBytes), &error)
+          : !ApplyFromLog(payload.substr(kNonceBytes), /*replace=*/false, &error)) {
     // A node that cannot apply the log must not serve what it holds.
     p_.log.critical("Raft entry {} (term {}) cannot be applied: {}; stopping", id.index, id.term,
                     error);

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "cluster/cluster_log_view.h"
+#include "cluster/member_table.h"
 #include "cluster/raft_config.h"
 #include "cluster/raft_node.h"
 #include "journal/reply_log.h"
@@ -109,6 +110,14 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
 
   // Membership and leadership (cluster_handover.cpp): RAFT ADD/REMOVE go to the node as is.
   RaftNode& node() const { return *node_; }
+  // The members clients are told of (cluster_members.cpp; member_table.h, JoinMembers).
+  std::vector<KnownMember> KnownMembers() const;
+  // RAFT ADD: a member entry with the node's client address, and once it is committed (every
+  // node that learns of the member then knows where it takes clients) RaftNode::Add.
+  void AddMember(std::uint64_t id, std::string raft_address, ClientAddress client,
+                 RaftNode::ChangeDone done);
+  // RAFT REMOVE: RaftNode::Remove, then an entry that forgets its address.
+  void RemoveMember(std::uint64_t id, RaftNode::ChangeDone done);
   // RAFT TRANSFER: stops serving (every client but `keep_client` closed, as on stepping
   // down), waits (one election timeout at most) until every record appended is committed,
   // so that libraft refusing proposals during the transfer loses none, then hands leadership
@@ -145,6 +154,10 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void EndHandOver(const std::string& error);
   void HandOverBeforeStop();
   bool Recording() const;
+  // cluster_members.cpp: a member entry applied (on the Raft thread; false: unreadable), and a
+  // new leader's entry with its own client address when the table does not hold it.
+  bool ApplyMemberEntry(std::string_view after_nonce, std::string* error);
+  void AnnounceSelf();
   // Applies records as the log's own (their key events are not recorded again), deadlines
   // relative to now; `replace` empties every database first (a snapshot). False with the
   // reason when a record is not one the journal writes.
@@ -184,7 +197,8 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::uint64_t handover_target_ = 0;
   std::chrono::steady_clock::time_point handover_deadline_{};
   RaftNode::ChangeDone handover_done_;
-  std::uint64_t snapshots_refused_ = 0;     // Raft thread: since the last snapshot taken
+  std::uint64_t snapshots_refused_ = 0;  // Raft thread: since the last snapshot taken
+  MemberTable members_;                  // client addresses from member entries and snapshots
 };
 
 }  // namespace latch::cluster

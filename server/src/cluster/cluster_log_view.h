@@ -10,7 +10,7 @@ namespace latch::cluster {
 struct ClusterView {
   struct Member {
     std::uint64_t id = 0;
-    std::string host;  // the client address as written in raft-peers
+    std::string host;  // the client address (member_table.h: replicated, or raft-peers)
     int port = 0;
     bool self = false;
     bool leader = false;  // the leader this node knows of (serving: this node itself)
@@ -29,7 +29,7 @@ struct ClusterView {
   std::uint64_t term = 0;
   std::uint64_t applied_index = 0;
   std::int64_t election_timeout_ms = 0;
-  std::vector<Member> members;  // raft-peers order
+  std::vector<Member> members;  // the configuration's order (member_table.h, JoinMembers)
 
   const Member* leader() const {
     for (const Member& m : members) {

@@ -1,11 +1,7 @@
 // ClusterLog's snapshots (docs/CLUSTER.md, "Snapshots"): the keyspace in the journal's base
-// format, written by the rewrite's writer (journal/base_writer.h) on the Raft thread, and read
-// back by the loader's appliers into an emptied keyspace.
-//
-// The bytes libraft keeps: "LATCHSN1", the length and the XXH3-64 of the records (8 bytes
-// each, little-endian), then the records: LATCH.FENCE, then per database a SELECT and every
-// live key (SET, LATCH.LOCK, hashes and sorted sets as MULTI ... EXEC), each deadline as the
-// ms left when its shard was read plus the clock-rate margin, as in an entry.
+// format, written by the rewrite's writer (journal/base_writer.h) on the Raft thread, with the
+// member table (member_table.h), framed as snapshot_format.h says, and read back by the
+// loader's appliers into an emptied keyspace.
 #include <spdlog/logger.h>
 #include <time.h>
 
@@ -14,37 +10,16 @@
 #include <stdexcept>
 
 #include "cluster/cluster_log.h"
+#include "cluster/snapshot_format.h"
 #include "journal/base_writer.h"
 #include "latch/clock.h"
 #include "store/keyspace.h"
 #include "store/keyspace_set.h"
 #include "store/lock_table.h"
 #include "store/shard_guard.h"
-#include "store/value_digest.h"
 
 namespace latch::cluster {
 namespace {
-
-constexpr std::string_view kSnapshotMagic = "LATCHSN1";
-constexpr std::size_t kSnapshotHeader = 24;
-
-void AppendU64(std::string* out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-std::uint64_t ReadU64(std::string_view p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-  return v;
-}
-
-// The records of a snapshot's bytes; false when they are not a whole latchd snapshot.
-bool SnapshotRecords(std::string_view bytes, std::string_view* records) {
-  if (bytes.size() < kSnapshotHeader || bytes.substr(0, 8) != kSnapshotMagic) return false;
-  const std::uint64_t length = ReadU64(bytes.substr(8));
-  if (length != bytes.size() - kSnapshotHeader) return false;
-  *records = bytes.substr(kSnapshotHeader);
-  return ValueDigest(*records) == ReadU64(bytes.substr(16));
-}
 
 // Every shard of `dbs` locked within `budget`, in ascending global index (the lock order,
 // store/shard_guard.h), or none: a script may hold every shard for long, and the Raft thread
@@ -134,12 +109,9 @@ std::optional<std::string> ClusterLog::Snapshot() {
     for (std::size_t i = released; i < order.size(); ++i) store::UnlockShard(*order[i]);
     throw;
   }
-  std::string out;
-  out.reserve(kSnapshotHeader + records.size());
-  out += kSnapshotMagic;
-  AppendU64(&out, records.size());
-  AppendU64(&out, ValueDigest(records));
-  out += records;
+  // The member table is written on this thread only: it is exactly the state at N too.
+  const std::string members = EncodeMemberSection(members_.Copy());
+  std::string out = EncodeSnapshot(members, records);
   const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
   p_.log.info(
       "Raft node {}: snapshot of {} bytes taken in {:.1f} ms, {:.1f} ms of CPU ({} attempts "
@@ -154,15 +126,18 @@ std::optional<std::string> ClusterLog::Snapshot() {
 // that check mean a snapshot of another latchd version, and the node stops.
 bool ClusterLog::Restore(std::string_view snapshot) {
   const auto started = std::chrono::steady_clock::now();
-  std::string_view records;
-  if (!SnapshotRecords(snapshot, &records)) {
+  std::string_view records, member_lines;
+  MemberTable::Map members;
+  std::string error;
+  if (!SnapshotParts(snapshot, &records, &member_lines) ||
+      !ParseMemberLines(member_lines, &members, &error)) {
     p_.log.warn(
         "Raft node {}: refused a snapshot of {} bytes that is not a whole latchd "
-        "snapshot; the keyspace is unchanged",
-        config_.id, snapshot.size());
+        "snapshot{}; the keyspace is unchanged",
+        config_.id, snapshot.size(), error.empty() ? "" : " (" + error + ")");
     return false;
   }
-  std::string error;
+  members_.Replace(std::move(members));
   if (!ApplyFromLog(records, /*replace=*/true, &error)) {
     p_.log.critical("Raft node {}: snapshot cannot be applied: {}; stopping", config_.id, error);
     p_.raft_follower.store(true);

@@ -72,6 +72,7 @@ std::optional<std::string> ResolveRaftConfig(const Options& o, RaftConfig* out) 
   RaftConfig c;
   c.id = o.raft_id;
   c.dir = o.raft_dir.empty() ? (o.dir.empty() ? std::string("raft") : o.dir + "/raft") : o.raft_dir;
+  c.rest_port = o.rest_port;
   c.election_timeout_ms = o.raft_election_timeout;
   c.heartbeat_interval_ms = o.raft_heartbeat_interval;
   c.snapshot_threshold = static_cast<unsigned>(o.raft_snapshot_threshold);

@@ -27,6 +27,7 @@ struct RaftConfig {
   // Not in raft-peers, with a raft-addr: this node joins the running cluster (RAFT ADD) and
   // must not bootstrap a configuration of its own.
   bool join = false;
+  int rest_port = 0;  // rest-port: recorded in the log when this node leads (member_table.h)
   std::string dir;
   std::int64_t election_timeout_ms = 1000;
   std::int64_t heartbeat_interval_ms = 100;

@@ -21,8 +21,7 @@ inline constexpr std::string_view kAuthNotConfigured =
     "ERR AUTH <password> called without any password configured for the default user. Are "
     "you sure your configuration is correct?";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
-inline constexpr std::string_view kOom =
-    "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";
@@ -40,5 +39,9 @@ inline constexpr std::string_view kExpireGtLtIncompatible =
     "ERR GT and LT options at the same time are not compatible";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
+
+// A Raft cluster node that knows no leader (docs/CLUSTER.md, "No leader"); also a REST request
+// a follower could not hand to the leader.
+inline constexpr std::string_view kNoRaftLeader = "TRYAGAIN no Raft leader is known, retry later";
 
 }  // namespace latch::errors

@@ -193,7 +193,8 @@ void RaftAddCommand(CommandContext& ctx) {
   if (!OnLeader(ctx, r)) return;
   // Catching a new node up can take a while (libraft sends it the log in rounds).
   AwaitChange(ctx, 30000 + 2 * ElectionTimeoutMs(ctx), [&](cluster::RaftChangeDone done) {
-    cluster::AddMember(ctx.server, id, raft_address, std::move(done));
+    cluster::AddMember(ctx.server, id, raft_address, spec[0].host, spec[0].client_port,
+                       std::move(done));
   });
 }
 

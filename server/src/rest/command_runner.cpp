@@ -11,6 +11,7 @@
 #include "commands/command_table.h"
 #include "commands/context.h"
 #include "commands/errors.h"
+#include "commands/leader_session.h"
 #include "commands/transaction_commands.h"
 #include "server_state.h"
 
@@ -187,6 +188,15 @@ CommandJob::Step CommandJob::NextTransaction(std::string* out, std::size_t budge
   if (++next_ < results.size()) return Step::kMore;
   out->push_back(']');
   return Step::kDone;
+}
+
+bool CommandJob::NeedsLeader(const CommandCatalogue& catalogue) const {
+  std::vector<std::string_view> views;
+  for (const Args& args : commands_) {
+    views.assign(args.begin(), args.end());
+    if (RunsOnLeader(catalogue, views)) return true;
+  }
+  return false;
 }
 
 bool CommandJob::NextRunsScript() const {

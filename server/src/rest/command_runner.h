@@ -26,6 +26,7 @@
 #include "rest/json_reply.h"
 
 namespace latch {
+class CommandCatalogue;
 struct ServerState;
 struct ClientInfo;
 }  // namespace latch
@@ -83,6 +84,9 @@ class CommandJob {
   // The script thread refused the next step (a script is busy): the next Next() answers
   // that script BUSY (a transaction: EXECABORT ... BUSY) without running it, on any thread.
   void RefuseNextScript() { refuse_script_ = true; }
+  // True when one of the job's commands needs the Raft leader (commands/leader_session.h):
+  // a follower relays such a request to the leader's REST endpoint (rest/leader_proxy.h).
+  bool NeedsLeader(const CommandCatalogue& catalogue) const;
 
   class Runner;
 

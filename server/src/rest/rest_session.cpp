@@ -6,12 +6,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <vector>
 
+#include "catalogue/command_catalogue.h"
+#include "cluster_node.h"
+#include "commands/errors.h"
 #include "net/worker.h"
 #include "rest/http_framing.h"
+#include "rest/leader_proxy.h"
 #include "rest/rest_auth.h"
 #include "server_state.h"
 
@@ -165,7 +170,65 @@ void RestSession::Handle() {
   view.encoding = Sv(req["Upstash-Encoding"]);
   view.telemetry_sdk = Sv(req["Upstash-Telemetry-Sdk"]);
   view.user = std::move(user_);
-  Respond(Route(state_, info_, view), !req.keep_alive());
+  RouteResult routed = Route(state_, info_, view);
+  if (MaybeRelay(routed, !req.keep_alive())) return;
+  Respond(std::move(routed), !req.keep_alive());
+}
+
+bool RestSession::MaybeRelay(const RouteResult& routed, bool close) {
+  // Only on a cluster node that does not serve as the leader (the flag is never set on a
+  // single node), for a request that would run a command the leader must run; one already
+  // relayed runs here (a node that stopped leading answers as a follower).
+  if (routed.job == nullptr || !state_.raft_follower.load(std::memory_order_acquire)) return false;
+  const auto& req = parser_->get();
+  if (req.count(kRelayedHeader) > 0 || !routed.job->NeedsLeader(*state_.catalogue)) return false;
+  cluster::LeaderEndpoint leader;
+  // No leader known, or its REST port not known yet: run here, where the dispatcher answers
+  // -TRYAGAIN (no leader) or -READONLY, as a RESP client that is not relayed.
+  if (!cluster::FollowedLeader(state_, &leader) || leader.rest_port == 0) return false;
+  RelayedRequest out{std::string(Sv(req.method_string())),
+                     std::string(Sv(req.target())),
+                     std::string(Sv(req[http::field::authorization])),
+                     std::string(Sv(req["Upstash-Encoding"])),
+                     std::string(Sv(req["Upstash-Telemetry-Sdk"])),
+                     req.body()};
+  RelayLimits limits;
+  limits.exchange = IdleTimeout();
+  if (const std::uint64_t hard = state_.obuf_hard.load(std::memory_order_relaxed); hard != 0) {
+    limits.answer_bytes = std::min<std::uint64_t>(limits.answer_bytes, hard);
+  }
+  RelayToLeader(context_, leader.host, leader.rest_port, std::move(out), limits,
+                [self = shared_from_this(), close, id = leader.id](RelayedAnswer a) {
+                  // A leader that cannot be reached is routine in a failover (the client
+                  // gets TRYAGAIN); an answer lost after the request went out is not.
+                  if (a.outcome == RelayedAnswer::Outcome::kLost) {
+                    self->state_.log->warn(
+                        "REST client id={}: closed, its request was relayed to the Raft leader "
+                        "(node {}) but no answer came: {}",
+                        self->info_->id, id, a.error);
+                  } else if (a.outcome == RelayedAnswer::Outcome::kNotSent) {
+                    self->state_.log->debug(
+                        "REST client id={}: cannot reach the Raft leader (node {}): {}",
+                        self->info_->id, id, a.error);
+                  }
+                  self->OnRelayed(std::move(a), close);
+                });
+  return true;
+}
+
+void RestSession::OnRelayed(RelayedAnswer answer, bool close) {
+  if (closed_) return;
+  switch (answer.outcome) {
+    case RelayedAnswer::Outcome::kAnswered:
+      return Respond({answer.status, std::move(answer.body)}, close);
+    case RelayedAnswer::Outcome::kNotSent:
+      // Nothing ran: the error a client retries, as while no leader is known.
+      return Respond({400, JsonError(errors::kNoRaftLeader)}, close);
+    case RelayedAnswer::Outcome::kLost:
+      // It may have run on the leader: no answer rather than a wrong one, as a RESP client
+      // relayed to a leader that goes away is closed.
+      return Close();
+  }
 }
 
 SessionSet::SessionSet() : registry_(std::make_unique<Registry>()) {}

@@ -23,6 +23,7 @@
 
 #include "net/output_limit.h"
 #include "rest/command_runner.h"
+#include "rest/leader_proxy.h"
 #include "rest/rest_endpoint.h"
 #include "rest/rest_routes.h"
 
@@ -56,6 +57,11 @@ class RestSession : public std::enable_shared_from_this<RestSession> {
   void ReadBody();
   void OnReadError(beast::error_code ec);
   void Handle();
+  // On a Raft follower that knows the leader's REST endpoint, a request with a command that
+  // needs the leader is relayed there (rest/leader_proxy.h) instead of run: true then, and
+  // the answer is the leader's (OnRelayed).
+  bool MaybeRelay(const RouteResult& routed, bool close);
+  void OnRelayed(RelayedAnswer answer, bool close);
 
   // Answering (rest_answer.cpp).
   // Starts the answer to the request just read (or refused before its body: `close`).
