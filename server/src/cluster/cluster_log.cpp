@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "client_registry.h"
+#include "cluster/little_endian.h"
 #include "journal/container_records.h"
 #include "journal/journal.h"
 #include "journal/loader.h"
@@ -37,15 +38,6 @@ std::uint64_t RandomNonce() {
   std::random_device rd;
   std::uint64_t v = 0;
   while (v == 0) v = (std::uint64_t{rd()} << 32) ^ rd();
-  return v;
-}
-
-void PutU64(std::string* out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-std::uint64_t GetU64(std::string_view p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
   return v;
 }
 
@@ -179,7 +171,7 @@ void ClusterLog::RunProposer() {
       marker_ = false;
       std::string payload;
       payload.reserve(kNonceBytes + buf_.size());
-      PutU64(&payload, nonce_);
+      AppendLeU64(&payload, nonce_);
       payload += buf_;
       buf_.clear();
       selected_db_ = 0;
@@ -329,7 +321,7 @@ void ClusterLog::Apply(EntryId id, std::string_view payload) {
     p_.log.warn("Raft entry {} is too short to be latchd's; skipped", id.index);
     return;
   }
-  const std::uint64_t nonce = GetU64(payload);
+  const std::uint64_t nonce = LoadLeU64(payload);
   if (nonce == nonce_) return;  // proposed here: already in this keyspace
   std::string error;
   // A member entry (member_table.h) changes no keyspace; every node applies it, its proposer too.

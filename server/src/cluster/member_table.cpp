@@ -3,16 +3,14 @@
 #include <charconv>
 #include <utility>
 
+#include "cluster/little_endian.h"
+
 namespace latch::cluster {
 namespace {
 
-void MemberTablePutU64(std::string* out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
 std::string MemberEntry(std::string_view line) {
   std::string out;
-  MemberTablePutU64(&out, kMemberEntryNonce);
+  AppendLeU64(&out, kMemberEntryNonce);
   out += kMemberEntryMagic;
   out += line;
   return out;

@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cluster/little_endian.h"
+
 namespace latch::cluster {
 namespace {
 
@@ -53,15 +55,6 @@ using Clock = std::chrono::steady_clock;
 // raft_start rejects as corrupt, "entries count ... in preamble is too high").
 constexpr std::size_t kHeaderBytes = 16;
 std::size_t PaddedSize(std::size_t payload) { return kHeaderBytes + (payload + 7) / 8 * 8; }
-
-void PutU64(char* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));
-}
-std::uint64_t GetU64(const char* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-  return v;
-}
 
 ProposeStatus StatusOf(int rv) {
   switch (rv) {
@@ -242,8 +235,8 @@ void RaftNode::Loop::SubmitApply(std::string payload, Done done) {
   buf.base = raft_calloc(1, buf.len);
   if (buf.base == nullptr) return Finish(done, ProposeStatus::kFailed, {}, "out of memory");
   char* out = static_cast<char*>(buf.base);
-  PutU64(out, raft.current_term);
-  PutU64(out + 8, payload.size());
+  StoreLeU64(out, raft.current_term);
+  StoreLeU64(out + 8, payload.size());
   if (!payload.empty()) std::memcpy(out + kHeaderBytes, payload.data(), payload.size());
   auto* req = new ApplyReq{{}, this, std::move(done), raft.current_term, Clock::now()};
   req->req.data = req;
@@ -359,12 +352,12 @@ int RaftNode::Loop::FsmApply(raft_fsm* f, const raft_buffer* buf, void** result)
   auto* self = static_cast<Loop*>(f->data);
   *result = nullptr;
   const char* base = static_cast<const char*>(buf->base);
-  if (buf->len < kHeaderBytes || PaddedSize(GetU64(base + 8)) != buf->len) {
+  if (buf->len < kHeaderBytes || PaddedSize(LoadLeU64(base + 8)) != buf->len) {
     return RAFT_MALFORMED;
   }
   // libraft sets last_applied after this callback returns: the entry is the one after it.
-  const EntryId id{GetU64(base), raft_last_applied(&self->raft) + 1};
-  self->sm.Apply(id, std::string_view(base + kHeaderBytes, GetU64(base + 8)));
+  const EntryId id{LoadLeU64(base), raft_last_applied(&self->raft) + 1};
+  self->sm.Apply(id, std::string_view(base + kHeaderBytes, LoadLeU64(base + 8)));
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "cluster/little_endian.h"
 #include "store/value_digest.h"
 
 namespace latch::cluster {
@@ -11,15 +12,6 @@ constexpr std::string_view kSnapshotFormatV1 = "LATCHSN1";
 constexpr std::string_view kSnapshotFormatV2 = "LATCHSN2";
 constexpr std::size_t kSnapshotFormatHeader = 24;
 
-void SnapshotFormatPutU64(std::string* out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-std::uint64_t SnapshotFormatGetU64(std::string_view p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-  return v;
-}
-
 }  // namespace
 
 std::string EncodeSnapshot(std::string_view members, std::string_view records) {
@@ -28,13 +20,13 @@ std::string EncodeSnapshot(std::string_view members, std::string_view records) {
   out.reserve(kSnapshotFormatHeader + 8 + members.size() + records.size());
   out += kSnapshotFormatV2;
   out.append(16, '\0');
-  SnapshotFormatPutU64(&out, members.size());
+  AppendLeU64(&out, members.size());
   out += members;
   out += records;
   const std::string_view body = std::string_view(out).substr(kSnapshotFormatHeader);
   std::string header;
-  SnapshotFormatPutU64(&header, body.size());
-  SnapshotFormatPutU64(&header, ValueDigest(body));
+  AppendLeU64(&header, body.size());
+  AppendLeU64(&header, ValueDigest(body));
   out.replace(8, 16, header);
   return out;
 }
@@ -43,13 +35,13 @@ bool SnapshotParts(std::string_view bytes, std::string_view* records, std::strin
   if (bytes.size() < kSnapshotFormatHeader) return false;
   const std::string_view magic = bytes.substr(0, 8);
   if (magic != kSnapshotFormatV2 && magic != kSnapshotFormatV1) return false;
-  if (SnapshotFormatGetU64(bytes.substr(8)) != bytes.size() - kSnapshotFormatHeader) return false;
+  if (LoadLeU64(bytes.substr(8)) != bytes.size() - kSnapshotFormatHeader) return false;
   std::string_view body = bytes.substr(kSnapshotFormatHeader);
-  if (ValueDigest(body) != SnapshotFormatGetU64(bytes.substr(16))) return false;
+  if (ValueDigest(body) != LoadLeU64(bytes.substr(16))) return false;
   *members = {};
   if (magic == kSnapshotFormatV2) {
-    if (body.size() < 8 || SnapshotFormatGetU64(body) > body.size() - 8) return false;
-    *members = body.substr(8, SnapshotFormatGetU64(body));
+    if (body.size() < 8 || LoadLeU64(body) > body.size() - 8) return false;
+    *members = body.substr(8, LoadLeU64(body));
     body.remove_prefix(8 + members->size());
   }
   *records = body;
