@@ -152,6 +152,14 @@ class Cluster {
         },
         std::chrono::milliseconds(5000));
   }
+  // True once node i's process has exited by itself and is not reaped yet (a zombie).
+  bool Exited(int i) const {
+    std::ifstream stat("/proc/" + std::to_string(nodes_[i]->pid()) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+  }
   // Waits (bounded) for node i to exit by itself; its wait status, or -1 if it had to be killed.
   int WaitExit(int i) {
     const int status = nodes_[i]->WaitExit();

@@ -143,6 +143,10 @@ struct Options {
   // follower a little behind catches up from the log, not a snapshot). docs/CLUSTER.md.
   std::int64_t raft_snapshot_threshold = 8192;
   std::int64_t raft_snapshot_trailing = 8192;
+  // How long the leader waits for a follower to install its snapshot before it sends it again
+  // (ms). libraft's own default, 30 s, stalled commits for 30 s when the snapshot went to a
+  // follower that was killed meanwhile and another follower also needed one (docs/CLUSTER.md).
+  std::int64_t raft_install_snapshot_timeout = 5000;
   // The master name a cluster node answers SENTINEL for (cluster discovery, docs/CLUSTER.md).
   std::string raft_sentinel_name = "latch";
 

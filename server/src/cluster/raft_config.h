@@ -33,6 +33,7 @@ struct RaftConfig {
   std::int64_t heartbeat_interval_ms = 100;
   unsigned snapshot_threshold = 8192;  // raft-snapshot-threshold
   unsigned snapshot_trailing = 8192;   // raft-snapshot-trailing
+  std::int64_t install_snapshot_timeout_ms = 5000;  // raft-install-snapshot-timeout
 };
 
 // The start-up check of the raft-* options (raft_peers must be set). Returns the cluster's

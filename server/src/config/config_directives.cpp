@@ -475,6 +475,9 @@ constexpr std::array kDirectives = {
                     SetInteger<&Options::raft_snapshot_threshold, 1, 1000000000>, false},
     ConfigDirective{"raft-snapshot-trailing", GetNumber<&Options::raft_snapshot_trailing>,
                     SetInteger<&Options::raft_snapshot_trailing, 0, 1000000000>, false},
+    ConfigDirective{"raft-install-snapshot-timeout",
+                    GetNumber<&Options::raft_install_snapshot_timeout>,
+                    SetInteger<&Options::raft_install_snapshot_timeout, 10, 3600000>, false},
     ConfigDirective{"raft-sentinel-name", GetString<&Options::raft_sentinel_name>, SetSentinelName,
                     false},
 };
