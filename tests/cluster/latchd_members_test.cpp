@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cluster/latchd_cluster.h"
+#include "cluster/raft_probe.h"
 #include "support/eventually.h"
 #include "support/raw_connection.h"
 
@@ -64,17 +65,9 @@ Joiner StartJoiner(const Cluster& c, std::uint64_t id, const std::vector<std::st
 }
 
 // A RAFT STATUS field ("" when absent).
-std::string StatusField(int port, const std::string& field) {
-  const std::string reply = Cmd(port, {"RAFT", "STATUS"});
-  const std::string at = "\n" + field + ":";
-  const std::size_t pos = reply.find(at);
-  if (pos == std::string::npos) return "";
-  const std::size_t from = pos + at.size();
-  return reply.substr(from, reply.find("\r\n", from) - from);
-}
+std::string StatusField(int port, const std::string& field) { return RaftStatus(port)[field]; }
 std::uint64_t StatusNumber(int port, const std::string& field) {
-  const std::string v = StatusField(port, field);
-  return v.empty() ? 0 : std::stoull(v);
+  return RaftNumber(RaftStatus(port), field);
 }
 
 std::string MasterAddrOf(int port) {

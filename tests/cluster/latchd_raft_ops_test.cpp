@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cluster/latchd_cluster.h"
+#include "cluster/raft_probe.h"
 #include "support/http_connection.h"
 #include "support/shell.h"
 
@@ -28,28 +29,6 @@ using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
 constexpr std::string_view kRaftOpsTryAgain = "-TRYAGAIN no Raft leader is known, retry later\r\n";
-
-// RAFT STATUS's "field:value" lines (a bulk string in RESP2); empty if the reply is not one.
-std::map<std::string, std::string> Status(int port) {
-  const std::string reply = Cmd(port, {"RAFT", "STATUS"});
-  std::map<std::string, std::string> fields;
-  if (!reply.starts_with("$")) return fields;
-  std::size_t pos = reply.find("\r\n") + 2;
-  while (pos < reply.size()) {
-    const std::size_t end = reply.find("\r\n", pos);
-    if (end == std::string::npos) break;
-    const std::string line = reply.substr(pos, end - pos);
-    pos = end + 2;
-    const std::size_t colon = line.find(':');
-    if (colon != std::string::npos) fields[line.substr(0, colon)] = line.substr(colon + 1);
-  }
-  return fields;
-}
-
-std::uint64_t Number(const std::map<std::string, std::string>& f, const std::string& key) {
-  const auto it = f.find(key);
-  return it == f.end() || it->second.empty() ? 0 : std::stoull(it->second);
-}
 
 // The value of an unlabelled (or exactly labelled) sample in a Prometheus text body; -1 when
 // it is absent.
@@ -69,7 +48,7 @@ std::string Scrape(int metrics_port) {
 }
 
 // Node `i` of `c` leads and accepts writes (its election barrier applied).
-bool Serving(const Cluster& c, int i) { return Status(c.port(i))["raft_serving"] == "1"; }
+bool Serving(const Cluster& c, int i) { return RaftStatus(c.port(i))["raft_serving"] == "1"; }
 
 int Other(int a, int b = -1) {
   for (int i = 0; i < Cluster::kNodes; ++i) {
@@ -89,8 +68,8 @@ TEST(LatchdRaftOps, StatusOnEveryNodeAndRefusedOnASingleNode) {
   // within one.
   std::map<std::string, std::string> lead;
   EXPECT_TRUE(Eventually([&] {
-    lead = Status(c.port(leader));
-    return Number(lead, "raft_applied_index") >= 3;  // bootstrap, barrier, the SET
+    lead = RaftStatus(c.port(leader));
+    return RaftNumber(lead, "raft_applied_index") >= 3;  // bootstrap, barrier, the SET
   }));
   EXPECT_EQ(lead.at("raft_role"), "leader");
   EXPECT_EQ(lead.at("raft_serving"), "1");
@@ -98,7 +77,7 @@ TEST(LatchdRaftOps, StatusOnEveryNodeAndRefusedOnASingleNode) {
   EXPECT_EQ(lead.at("raft_leader_id"), std::to_string(leader + 1));
   EXPECT_EQ(lead.at("raft_leader_address"), "127.0.0.1:" + std::to_string(c.raft_port(leader)));
   EXPECT_EQ(lead.at("raft_members"), "3");
-  EXPECT_GE(Number(lead, "raft_last_index"), Number(lead, "raft_commit_index"));
+  EXPECT_GE(RaftNumber(lead, "raft_last_index"), RaftNumber(lead, "raft_commit_index"));
   EXPECT_EQ(lead.at("raft_snapshot_index"), "0");
   for (int i = 0; i < Cluster::kNodes; ++i) {
     const std::string& m = lead.at("member" + std::to_string(i));
@@ -114,8 +93,8 @@ TEST(LatchdRaftOps, StatusOnEveryNodeAndRefusedOnASingleNode) {
     std::map<std::string, std::string> f;
     // The commit index reaches followers with the next heartbeat.
     EXPECT_TRUE(Eventually([&] {
-      f = Status(c.port(i));
-      return Number(f, "raft_applied_index") >= Number(lead, "raft_applied_index");
+      f = RaftStatus(c.port(i));
+      return RaftNumber(f, "raft_applied_index") >= RaftNumber(lead, "raft_applied_index");
     }));
     EXPECT_EQ(f["raft_role"], "follower");
     EXPECT_EQ(f["raft_serving"], "0");
@@ -184,8 +163,8 @@ TEST(LatchdRaftOps, CommandsRefuseBadInput) {
   EXPECT_EQ(conn.CommandArgs({"EXEC"}),
             "*1\r\n-ERR RAFT TRANSFER can't be used in a transaction\r\n");
   // Nothing changed: the same leader, three voters.
-  EXPECT_EQ(Status(lp)["raft_serving"], "1");
-  EXPECT_EQ(Status(lp)["raft_members"], "3");
+  EXPECT_EQ(RaftStatus(lp)["raft_serving"], "1");
+  EXPECT_EQ(RaftStatus(lp)["raft_members"], "3");
 }
 
 // The latch_raft_* series over a real HTTP scrape of each node.
@@ -210,9 +189,9 @@ TEST(LatchdRaftOps, MetricsOnEveryNode) {
     }
     return Sample(lead, "latch_raft_applied_index") >= 3;
   })) << lead;
-  const auto st = Status(c.port(leader));
+  const auto st = RaftStatus(c.port(leader));
   EXPECT_EQ(Sample(lead, "latch_raft_is_leader"), 1);
-  EXPECT_EQ(Sample(lead, "latch_raft_term"), static_cast<double>(Number(st, "raft_term")));
+  EXPECT_EQ(Sample(lead, "latch_raft_term"), static_cast<double>(RaftNumber(st, "raft_term")));
   EXPECT_GE(Sample(lead, "latch_raft_commit_index"), 3);
   EXPECT_GE(Sample(lead, "latch_raft_applied_index"), 3);
   EXPECT_GE(Sample(lead, "latch_raft_leader_changes_total"), 1);
@@ -227,7 +206,7 @@ TEST(LatchdRaftOps, MetricsOnEveryNode) {
       return Sample(body, "latch_raft_applied_index") >= 3;
     })) << body;
     EXPECT_EQ(Sample(body, "latch_raft_is_leader"), 0) << body;
-    EXPECT_EQ(Sample(body, "latch_raft_term"), static_cast<double>(Number(st, "raft_term")));
+    EXPECT_EQ(Sample(body, "latch_raft_term"), static_cast<double>(RaftNumber(st, "raft_term")));
     EXPECT_GE(Sample(body, "latch_raft_commit_index"), 3);
     // At least the leader it follows (more if a loaded machine had an election flap).
     EXPECT_GE(Sample(body, "latch_raft_leader_changes_total"), 1) << body;
@@ -242,7 +221,7 @@ TEST(LatchdRaftOps, MetricsOnEveryNode) {
   const std::string old = Scrape(c.metrics_port(leader));
   EXPECT_EQ(Sample(old, "latch_raft_is_leader"), 0) << old;
   EXPECT_GE(Sample(old, "latch_raft_leader_changes_total"), 2) << old;
-  EXPECT_GT(Sample(old, "latch_raft_term"), static_cast<double>(Number(st, "raft_term")));
+  EXPECT_GT(Sample(old, "latch_raft_term"), static_cast<double>(RaftNumber(st, "raft_term")));
   EXPECT_EQ(old.find("latch_raft_peer_match_index{"), std::string::npos) << old;
 }
 
@@ -280,7 +259,7 @@ TEST(LatchdRaftOps, TransferMovesLeadershipAndKeepsLocks) {
   // The old leader answers no read itself any more, on the connection that asked either: it
   // relays the read to the new leader (forwarding), whose answer is the lock's owner.
   EXPECT_EQ(conn.CommandArgs({"GET", "lock:a"}), Bulk("owner-1"));
-  EXPECT_TRUE(Eventually([&] { return Status(c.port(leader))["raft_role"] == "follower"; }));
+  EXPECT_TRUE(Eventually([&] { return RaftStatus(c.port(leader))["raft_role"] == "follower"; }));
 }
 
 // A leader that gets SIGTERM hands leadership to a follower before it exits: a new leader
@@ -321,7 +300,7 @@ TEST(LatchdRaftOps, SigtermOfTheLeaderHandsLeadershipOver) {
   // the remaining follower follows it.
   const int third = Other(leader, next);
   EXPECT_TRUE(Eventually(
-      [&] { return Status(c.port(third))["raft_leader_id"] == std::to_string(next + 1); }));
+      [&] { return RaftStatus(c.port(third))["raft_leader_id"] == std::to_string(next + 1); }));
 }
 
 // A fourth node started to join (raft-addr, an id not in raft-peers) is added, catches up,
@@ -349,26 +328,26 @@ TEST(LatchdRaftOps, AddAJoiningNodeAndRemoveAnother) {
   ASSERT_TRUE(node4.ok()) << node4.error();
   // Before it is added it knows no leader and bootstrapped nothing.
   EXPECT_EQ(Cmd(client4, {"GET", "lock:a"}), kRaftOpsTryAgain);
-  EXPECT_EQ(Status(client4)["raft_members"], "0");
+  EXPECT_EQ(RaftStatus(client4)["raft_members"], "0");
   EXPECT_EQ(Cmd(lp, {"RAFT", "ADD", "4", raft_addr4 + ":" + std::to_string(client4)}), "+OK\r\n")
       << c.Logs() << node4.Log();
   // (RAFT STATUS shows the state after the leader's loop iteration that answered.)
   std::map<std::string, std::string> lead;
   EXPECT_TRUE(Eventually([&] {
-    lead = Status(lp);
+    lead = RaftStatus(lp);
     return lead["member3"].find("id=4,address=" + raft_addr4 + ",role=voter") == 0;
   })) << lead["member3"];
   EXPECT_EQ(lead["raft_members"], "4");
   // It catches up: its applied index reaches the leader's commit index.
   EXPECT_TRUE(Eventually(
       [&] {
-        return Number(Status(client4), "raft_applied_index") >= Number(lead, "raft_commit_index");
+        return RaftNumber(RaftStatus(client4), "raft_applied_index") >= RaftNumber(lead, "raft_commit_index");
       },
       milliseconds(10000)))
       << node4.Log();
   // Leadership moves to it; it holds the lock and the data.
   ASSERT_EQ(Cmd(lp, {"RAFT", "TRANSFER", "4"}), "+OK\r\n") << c.Logs() << node4.Log();
-  EXPECT_TRUE(Eventually([&] { return Status(client4)["raft_serving"] == "1"; }, kElection));
+  EXPECT_TRUE(Eventually([&] { return RaftStatus(client4)["raft_serving"] == "1"; }, kElection));
   EXPECT_EQ(Cmd(client4, {"GET", "lock:a"}), Bulk("owner-1"));
   EXPECT_EQ(Cmd(client4, {"GET", "k49"}), Bulk("v"));
   EXPECT_EQ(Cmd(client4, {"SET", "lock:a", "owner-2", "NX", "PX", "60000"}), "$-1\r\n");
@@ -376,13 +355,13 @@ TEST(LatchdRaftOps, AddAJoiningNodeAndRemoveAnother) {
   const int removed = Other(leader);
   EXPECT_EQ(Cmd(client4, {"RAFT", "REMOVE", std::to_string(removed + 1)}), "+OK\r\n")
       << node4.Log();
-  EXPECT_TRUE(Eventually([&] { return Status(client4)["raft_members"] == "3"; }));
+  EXPECT_TRUE(Eventually([&] { return RaftStatus(client4)["raft_members"] == "3"; }));
   c.Kill9(removed);
   EXPECT_EQ(Cmd(client4, {"SET", "after", "remove"}), "+OK\r\n");
   EXPECT_EQ(Cmd(client4, {"GET", "after"}), Bulk("remove"));
   // The old leader follows node 4 and has the write.
   EXPECT_TRUE(Eventually([&] {
-    const auto f = Status(lp);
+    const auto f = RaftStatus(lp);
     return f.count("raft_leader_id") && f.at("raft_leader_id") == "4" &&
            f.at("raft_members") == "3";
   }));

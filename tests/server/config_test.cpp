@@ -547,15 +547,15 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // aof-load-truncated, aof-timestamp-enabled, lock-restart-delay, auto-aof-rewrite-percentage,
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
   // latency-monitor-threshold, raft-election-timeout, raft-heartbeat-interval,
-  // raft-sentinel-name, raft-snapshot-threshold, raft-snapshot-trailing, and 12 tls-*
-  // directives
+  // raft-sentinel-name, raft-snapshot-threshold, raft-snapshot-trailing,
+  // raft-install-snapshot-timeout, and 12 tls-* directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 21u + 12u + kThresholds);
+  EXPECT_EQ(ConfigGet(o, args).size(), 22u + 12u + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
-  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than, and 7
-  // tls-* directives
+  // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than,
+  // raft-install-snapshot-timeout, and 7 tls-* directives
   args = {"*-*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 6u + 7u + kThresholds);
+  EXPECT_EQ(ConfigGet(o, args).size(), 7u + 7u + kThresholds);
 }
 
 // Redis's test suite and clients save a threshold and put it back: GET must answer what SET

@@ -216,16 +216,30 @@ void RaftNode::Loop::Drain() {
       SubmitApply(std::move(q.payload), std::move(q.done));
     }
   }
-  if (stop && !closing) {
-    closing = true;
-    uv_close(reinterpret_cast<uv_handle_t*>(&check), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&wake), nullptr);
-    raft_close(&raft, [](struct raft* r) {
-      auto* self = static_cast<Loop*>(r->data);
-      raft_uv_close(&self->io);
-      raft_uv_tcp_close(&self->transport);
-    });
-  }
+  if (stop && !closing) MaybeClose();
+}
+
+// libraft 0.15 fires its I/O close callback without waiting for a log truncation that runs on
+// libuv's thread pool (uvMaybeFireCloseCb only asserts that uv->truncate_work.data is NULL,
+// and Debian builds without asserts); the truncation's after-work callback then reads the
+// `struct uv` that raft_uv_close freed, and would fire the close callback a second time. Seen
+// as a SIGSEGV in uvTruncateAfterWorkCb in about one chaos run in twenty: a deposed leader
+// stopping while the new leader's entries truncated its uncommitted ones. So the close waits
+// for a loop iteration with no request in flight (thread-pool work and fs requests are the
+// loop's active requests; a truncation still waiting on its barrier is dropped by the close
+// itself, uvTruncateBarrierCb), at most 5 s, on every stop: any node can be truncating.
+void RaftNode::Loop::MaybeClose() {
+  const auto now = Clock::now();
+  if (close_wanted_at == Clock::time_point{}) close_wanted_at = now;
+  if (uv.active_reqs.count != 0 && now - close_wanted_at < std::chrono::seconds(5)) return;
+  closing = true;
+  uv_close(reinterpret_cast<uv_handle_t*>(&check), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&wake), nullptr);
+  raft_close(&raft, [](struct raft* r) {
+    auto* self = static_cast<Loop*>(r->data);
+    raft_uv_close(&self->io);
+    raft_uv_tcp_close(&self->transport);
+  });
 }
 
 void RaftNode::Loop::SubmitApply(std::string payload, Done done) {
@@ -287,6 +301,10 @@ void RaftNode::Loop::Committed(raft_term term, Clock::time_point start) {
 // copy of the state that other threads read.
 void RaftNode::Loop::AfterIteration() {
   if (closing) return;
+  if (close_wanted_at != Clock::time_point{}) {
+    MaybeClose();
+    return;
+  }
   if (raft_state(&raft) == RAFT_LEADER) {
     // libraft 0.15 appends no entry of its own when elected: entries of earlier terms commit
     // only with one of the new term, so the new leader proposes a barrier.

@@ -55,6 +55,7 @@ struct RaftNode::Loop {
   void Open();
   void Run();
   void Drain();
+  void MaybeClose();  // raft_close once no libuv request is in flight (raft_loop.cpp says why)
   void SubmitApply(std::string payload, Done done);
   void SubmitBarrier(Done done, bool election);
   void Committed(raft_term term, Clock::time_point start);
@@ -88,6 +89,7 @@ struct RaftNode::Loop {
 
   // Loop thread only.
   bool closing = false;
+  Clock::time_point close_wanted_at{};  // when Stop was seen (MaybeClose)
   raft_term barrier_term = 0;  // the term whose election barrier was proposed
   raft_term ready_term = 0;    // the term whose election barrier was applied
   Clock::time_point lease{};   // published as lease_until
