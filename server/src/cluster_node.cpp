@@ -140,6 +140,22 @@ bool Report(const ServerState& s, RaftReport* out) {
   return true;
 }
 
+bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers) {
+  if (!s.cluster) return false;
+  if (all) {
+    s.cluster->node().DropAllLinks();
+  } else {
+    s.cluster->node().DropLinks(std::move(peers));
+  }
+  return true;
+}
+
+bool HealRaftLinks(ServerState& s) {
+  if (!s.cluster) return false;
+  s.cluster->node().HealLinks();
+  return true;
+}
+
 void Transfer(ServerState& s, std::uint64_t id, std::int64_t keep_client, RaftChangeDone done) {
   if (!s.cluster) return done("cluster support is disabled");
   s.cluster->HandOver(id, keep_client, std::move(done));

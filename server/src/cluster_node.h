@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cluster/cluster_log_view.h"
 #include "cluster/raft_report.h"
@@ -50,6 +51,11 @@ bool Failed(const ServerState& s);
 // RAFT STATUS and /metrics (commands/raft_commands.cpp, report/metrics_text.cpp): false on a
 // single node.
 bool Report(const ServerState& s, RaftReport* out);
+// TEST.FAULT RAFT-DROP and RAFT-HEAL (commands/test_commands.cpp, test mode only; the command
+// checks the ids against Report's members): every Raft message to or from `peers` (every peer
+// when `all`) is dropped until healed (cluster/raft_link_fault.h). False on a single node.
+bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers);
+bool HealRaftLinks(ServerState& s);
 // RAFT TRANSFER, ADD, REMOVE on the leader (the command checks ids and leadership first).
 // `done` runs once, on another thread, with "" or why it failed. `keep_client`: the client
 // waiting for the answer, not closed when this node steps down (ClusterLog::HandOver).

@@ -111,8 +111,8 @@ void RaftNode::Loop::Open() {
     uv_loop_close(&uv);
     fail("raft_uv_tcp_init", raft_strerror(rv));
   }
-  if ((rv = raft_uv_init(&io, &uv, dir.c_str(), &transport)) != 0) {
-    std::string msg = io.errmsg;
+  if ((rv = raft_uv_init(link.io(), &uv, dir.c_str(), &transport)) != 0) {
+    std::string msg = link.io()->errmsg;
     raft_uv_tcp_close(&transport);
     uv_loop_close(&uv);
     fail("raft_uv_init", msg.c_str());
@@ -122,19 +122,20 @@ void RaftNode::Loop::Open() {
   fsm.apply = FsmApply;
   fsm.snapshot = FsmSnapshot;
   fsm.restore = FsmRestore;
-  if ((rv = raft_init(&raft, &io, &fsm, options.id, options.address.c_str())) != 0) {
+  if ((rv = raft_init(&raft, link.io(), &fsm, options.id, options.address.c_str())) != 0) {
     std::string msg = raft_errmsg(&raft);
-    raft_uv_close(&io);
+    raft_uv_close(link.io());
     raft_uv_tcp_close(&transport);
     uv_loop_close(&uv);
     fail("raft_init", msg.c_str());
   }
   raft.data = this;
+  link.Install(&uv);  // after raft_init: from here on raft_close closes the io through it
   // From here on, a failure closes libraft through the loop (raft_close is asynchronous).
   auto close_and_fail = [&](const std::string& what, std::string msg) {
     raft_close(&raft, [](struct raft* r) {
       auto* self = static_cast<Loop*>(r->data);
-      raft_uv_close(&self->io);
+      raft_uv_close(self->link.io());
       raft_uv_tcp_close(&self->transport);
     });
     uv_run(&uv, UV_RUN_DEFAULT);
@@ -237,7 +238,7 @@ void RaftNode::Loop::MaybeClose() {
   uv_close(reinterpret_cast<uv_handle_t*>(&wake), nullptr);
   raft_close(&raft, [](struct raft* r) {
     auto* self = static_cast<Loop*>(r->data);
-    raft_uv_close(&self->io);
+    raft_uv_close(self->link.io());
     raft_uv_tcp_close(&self->transport);
   });
 }

@@ -19,6 +19,7 @@ extern "C" {
 #include <utility>
 #include <vector>
 
+#include "cluster/raft_link_fault.h"
 #include "cluster/raft_node.h"
 
 namespace latch::cluster {
@@ -75,7 +76,7 @@ struct RaftNode::Loop {
   uv_async_t wake{};
   uv_check_t check{};
   raft_uv_transport transport{};
-  raft_io io{};
+  RaftLinkFault link;  // its raft_io is libraft's (link.io()); TEST.FAULT RAFT-DROP cuts it
   raft_fsm fsm{};
   struct raft raft {};
   std::thread thread;

@@ -113,6 +113,10 @@ void RaftNode::Remove(std::uint64_t id, ChangeDone done) {
   }
 }
 
+void RaftNode::DropLinks(std::vector<std::uint64_t> peers) { loop_->link.Drop(std::move(peers)); }
+void RaftNode::DropAllLinks() { loop_->link.DropAll(); }
+void RaftNode::HealLinks() { loop_->link.Heal(); }
+
 void RaftNode::Stop() {
   if (!loop_->thread.joinable()) return;
   {

@@ -171,6 +171,14 @@ class RaftNode {
   void Add(std::uint64_t id, std::string address, ChangeDone done);
   void Remove(std::uint64_t id, ChangeDone done);
 
+  // Test mode only (TEST.FAULT RAFT-DROP; docs/CLUSTER.md, "Partition"): from the next
+  // message on, every Raft message this node sends to or receives from `peers` (DropAllLinks:
+  // from any peer) is dropped, as a network partition would, until HealLinks. The node goes
+  // on running and serving its clients meanwhile. Any thread.
+  void DropLinks(std::vector<std::uint64_t> peers);
+  void DropAllLinks();
+  void HealLinks();
+
   // Closes libraft (pending proposals end with kLeadershipLost or kShutdown), its sockets
   // and files, and joins the thread. Idempotent.
   void Stop();

@@ -10,11 +10,17 @@
 //   TEST.FAULT STALL <journal-append | journal-write> <max-ms> [KEY <pattern>] [COUNT <n>]
 //                                                                                -> stall id
 //   TEST.FAULT RESUME     -> OK: stalled threads go on, stalls disarmed (CLEAR does it too)
+//   TEST.FAULT RAFT-DROP ALL | <id> [<id> ...]  -> OK: a cluster node's Raft messages to and
+//              from those peers are dropped (a partition of this node; docs/CLUSTER.md)
+//   TEST.FAULT RAFT-HEAL  -> OK: the Raft link is whole again (CLEAR does it too)
 //   TEST.COUNTS           -> map: command name -> times run (test mode counts them)
 //   TEST.RESET            -> faults cleared, counters zeroed, every key flushed
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "cluster_node.h"
 #include "commands/arg_parse.h"
 #include "commands/clock_advance.h"
 #include "commands/command_table.h"
@@ -110,12 +116,45 @@ void StallCommand(CommandContext& ctx) {
       ctx.server.faults.ArmStall(*point, options.key_pattern, options.count, max_ms)));
 }
 
+constexpr std::string_view kNoCluster = "ERR This instance has cluster support disabled";
+
+// TEST.FAULT RAFT-DROP ALL | id [id ...]: each id must be another member of the configuration
+// this node knows (RAFT STATUS's members), so that a typo does not leave the link whole.
+void RaftDropCommand(CommandContext& ctx) {
+  if (ctx.argc() < 3) return SyntaxError(ctx);
+  cluster::RaftReport report;
+  if (!cluster::Report(ctx.server, &report)) return ctx.out.Error(kNoCluster);
+  const bool all = ctx.argc() == 3 && EqualsNoCase(ctx.arg(2), "all");
+  std::vector<std::uint64_t> peers;
+  for (std::size_t i = 2; !all && i < ctx.argc(); ++i) {
+    std::int64_t id = 0;
+    if (!ParseInt64(ctx.arg(i), &id) || id <= 0) return ctx.out.Error(errors::kNotInteger);
+    const auto peer = static_cast<std::uint64_t>(id);
+    const bool member = std::any_of(report.members.begin(), report.members.end(),
+                                    [&](const auto& m) { return m.id == peer; });
+    if (!member) return ctx.out.Error("ERR Unknown node " + std::to_string(id));
+    if (peer == report.id) {
+      return ctx.out.Error("ERR Node " + std::to_string(id) + " is this node");
+    }
+    peers.push_back(peer);
+  }
+  cluster::DropRaftLinks(ctx.server, all, std::move(peers));
+  ctx.out.Ok();
+}
+
 void FaultCommand(CommandContext& ctx) {
   if (!Enabled(ctx)) return;
   const std::string_view sub = ctx.arg(1);
   testing::FaultInjector& faults = ctx.server.faults;
   if (EqualsNoCase(sub, "clear") && ctx.argc() == 2) {
     faults.Clear();
+    cluster::HealRaftLinks(ctx.server);  // false on a single node: nothing to heal
+    return ctx.out.Ok();
+  }
+  if (EqualsNoCase(sub, "raft-drop")) return RaftDropCommand(ctx);
+  if (EqualsNoCase(sub, "raft-heal")) {
+    if (ctx.argc() != 2) return SyntaxError(ctx);
+    if (!cluster::HealRaftLinks(ctx.server)) return ctx.out.Error(kNoCluster);
     return ctx.out.Ok();
   }
   if (EqualsNoCase(sub, "resume") && ctx.argc() == 2) {
@@ -151,7 +190,8 @@ void FaultCommand(CommandContext& ctx) {
   } else {
     return ctx.out.Error("ERR unknown subcommand '" +
                          std::string(protocol::ErrorArg(sub).substr(0, 128)) +
-                         "'. Try ERROR, TIMEOUT, DROP, DELAY, PAUSE, STALL, RESUME or CLEAR.");
+                         "'. Try ERROR, TIMEOUT, DROP, DELAY, PAUSE, STALL, RESUME, RAFT-DROP, "
+                         "RAFT-HEAL or CLEAR.");
   }
   if (!ParseRuleOptions(ctx, next, &rule)) return;
   ctx.out.Integer(static_cast<std::int64_t>(faults.Arm(std::move(rule))));
@@ -177,6 +217,7 @@ void TestResetCommand(CommandContext& ctx) {
   CommandContext flush{kFlush, discard, ctx.session, ctx.server, ctx.now, nullptr, ctx.origin};
   ctx.server.commands->Dispatch(flush);
   ctx.server.faults.Reset();
+  cluster::HealRaftLinks(ctx.server);
   ctx.out.Ok();
 }
 
