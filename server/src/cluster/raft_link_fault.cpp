@@ -75,8 +75,7 @@ void RaftLinkFault::Flush(int status) {
   for (const DroppedSend& s : sends) s.cb(s.req, status);
 }
 
-int RaftLinkFault::Start(raft_io* io, unsigned msecs, raft_io_tick_cb tick,
-                         raft_io_recv_cb recv) {
+int RaftLinkFault::Start(raft_io* io, unsigned msecs, raft_io_tick_cb tick, raft_io_recv_cb recv) {
   RaftLinkFault& self = Of(io);
   self.raft_recv_ = recv;
   return self.uv_start_(io, msecs, tick, Recv);

@@ -44,8 +44,7 @@ class RaftLinkFault {
   raft_io io_{};
 
   static RaftLinkFault& Of(raft_io* io);
-  static int Send(raft_io* io, raft_io_send* req, const raft_message* message,
-                  raft_io_send_cb cb);
+  static int Send(raft_io* io, raft_io_send* req, const raft_message* message, raft_io_send_cb cb);
   static int Start(raft_io* io, unsigned msecs, raft_io_tick_cb tick, raft_io_recv_cb recv);
   static void Recv(raft_io* io, raft_message* message);
   static void Close(raft_io* io, raft_io_close_cb cb);
