@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cluster/latchd_cluster.h"
+#include "cluster/raft_probe.h"
 #include "support/eventually.h"
 #include "support/raw_connection.h"
 
@@ -37,20 +38,6 @@ constexpr int kPartitionKeys = 10;
 
 std::string PartitionKey(int i) { return "k" + std::to_string(i); }
 std::string PartitionValue(int i) { return "a" + std::to_string(i); }
-
-// A RAFT STATUS field of node `port` ("" when absent or unanswered).
-std::string PartitionStatusField(int port, const std::string& field) {
-  const std::string reply = Cmd(port, {"RAFT", "STATUS"});
-  const std::string at = "\n" + field + ":";
-  const std::size_t pos = reply.find(at);
-  if (pos == std::string::npos) return "";
-  const std::size_t from = pos + at.size();
-  return reply.substr(from, reply.find("\r\n", from) - from);
-}
-std::uint64_t PartitionStatusNumber(int port, const std::string& field) {
-  const std::string v = PartitionStatusField(port, field);
-  return v.empty() ? 0 : std::stoull(v);
-}
 
 // One command on a fresh connection: its reply, or nullopt when the connection was refused or
 // closed or nothing came within `timeout` (all acceptable from a cut-off node).
@@ -149,16 +136,16 @@ void NewLeaderHoldsTheLockUntilItsTtl(const Partition& p) {
 void HealAndCatchUp(const Partition& p) {
   const int port = p.c.port(p.old_leader);
   ASSERT_EQ(Cmd(port, {"TEST.FAULT", "RAFT-HEAL"}), "+OK\r\n");
-  const std::uint64_t commit = PartitionStatusNumber(p.c.port(p.leader), "raft_commit_index");
+  const std::uint64_t commit = RaftNumber(RaftStatus(p.c.port(p.leader)), "raft_commit_index");
   const std::string leader_id = std::to_string(p.leader + 1);
   const bool caught_up = Eventually(
       [&] {
         const std::optional<std::string> read = PartitionProbe(port, {"GET", PartitionKey(0)});
         EXPECT_NE(read, std::optional<std::string>(Bulk(PartitionValue(0))))
             << "the healed node served the value the new leader replaced";
-        return PartitionStatusField(port, "raft_role") == "follower" &&
-               PartitionStatusField(port, "raft_leader_id") == leader_id &&
-               PartitionStatusNumber(port, "raft_applied_index") >= commit;
+        const RaftFields f = RaftStatus(port);
+        return f.contains("raft_role") && f.at("raft_role") == "follower" &&
+               f.at("raft_leader_id") == leader_id && RaftNumber(f, "raft_applied_index") >= commit;
       },
       milliseconds(10000));
   ASSERT_TRUE(caught_up) << "the old leader did not catch up to index " << commit << "\n"
