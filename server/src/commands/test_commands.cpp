@@ -14,7 +14,7 @@
 //              from those peers are dropped (a partition of this node; docs/CLUSTER.md)
 //   TEST.FAULT RAFT-HEAL  -> OK: the Raft link is whole again (CLEAR does it too)
 //   TEST.COUNTS           -> map: command name -> times run (test mode counts them)
-//   TEST.RESET            -> faults cleared, counters zeroed, every key flushed
+//   TEST.RESET            -> faults cleared (Raft link healed), counters zeroed, keys flushed
 #include <algorithm>
 #include <cstdlib>
 #include <string>
