@@ -229,6 +229,9 @@ TEST(LatchdPartition, RaftDropChecksItsArguments) {
             "-ERR value is not an integer or out of range\r\n");
   EXPECT_EQ(Cmd(port, {"TEST.FAULT", "RAFT-DROP", "2", "9"}), "-ERR Unknown node 9\r\n");
   EXPECT_EQ(Cmd(port, {"TEST.FAULT", "RAFT-HEAL", "now"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Cmd(port, {"TEST.FAULT", "RAFT"}),
+            "-ERR unknown subcommand 'RAFT'. Try ERROR, TIMEOUT, DROP, DELAY, PAUSE, STALL, "
+            "RESUME, RAFT-DROP, RAFT-HEAL or CLEAR.\r\n");
   EXPECT_EQ(Cmd(port, {"TEST.FAULT", "raft-drop", "2", "3"}), "+OK\r\n");
   EXPECT_EQ(Cmd(port, {"TEST.FAULT", "RAFT-HEAL"}), "+OK\r\n");
   EXPECT_EQ(Cmd(port, {"TEST.FAULT", "RAFT-DROP", "all"}), "+OK\r\n");
