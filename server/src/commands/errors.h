@@ -9,6 +9,10 @@ inline constexpr std::string_view kSyntax = "ERR syntax error";
 inline constexpr std::string_view kBusyScript =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+// Redis's CLUSTER on a server without cluster mode; latch's RAFT and TEST.FAULT RAFT-* on a
+// single latchd.
+inline constexpr std::string_view kClusterDisabled =
+    "ERR This instance has cluster support disabled";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kDecrOverflow = "ERR decrement would overflow";

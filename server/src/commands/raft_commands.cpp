@@ -25,7 +25,6 @@ namespace {
 
 using cluster::RaftReport;
 
-constexpr std::string_view kClusterDisabled = "ERR This instance has cluster support disabled";
 // The dispatcher's refusal while no leader is known (command_table.cpp, kNoLeader).
 constexpr std::string_view kNoLeaderKnown = "TRYAGAIN no Raft leader is known, retry later";
 
@@ -41,7 +40,7 @@ std::string RaftSubcommandName(const CommandContext& ctx) {
 // The node's report, or false after answering: a single node has no cluster.
 bool RaftReportOf(CommandContext& ctx, RaftReport* r) {
   if (cluster::Report(ctx.server, r)) return true;
-  ctx.out.Error(kClusterDisabled);
+  ctx.out.Error(errors::kClusterDisabled);
   return false;
 }
 

@@ -116,14 +116,12 @@ void StallCommand(CommandContext& ctx) {
       ctx.server.faults.ArmStall(*point, options.key_pattern, options.count, max_ms)));
 }
 
-constexpr std::string_view kNoCluster = "ERR This instance has cluster support disabled";
-
 // TEST.FAULT RAFT-DROP ALL | id [id ...]: each id must be another member of the configuration
 // this node knows (RAFT STATUS's members), so that a typo does not leave the link whole.
 void RaftDropCommand(CommandContext& ctx) {
   if (ctx.argc() < 3) return SyntaxError(ctx);
   cluster::RaftReport report;
-  if (!cluster::Report(ctx.server, &report)) return ctx.out.Error(kNoCluster);
+  if (!cluster::Report(ctx.server, &report)) return ctx.out.Error(errors::kClusterDisabled);
   const bool all = ctx.argc() == 3 && EqualsNoCase(ctx.arg(2), "all");
   std::vector<std::uint64_t> peers;
   for (std::size_t i = 2; !all && i < ctx.argc(); ++i) {
@@ -154,7 +152,7 @@ void FaultCommand(CommandContext& ctx) {
   if (EqualsNoCase(sub, "raft-drop")) return RaftDropCommand(ctx);
   if (EqualsNoCase(sub, "raft-heal")) {
     if (ctx.argc() != 2) return SyntaxError(ctx);
-    if (!cluster::HealRaftLinks(ctx.server)) return ctx.out.Error(kNoCluster);
+    if (!cluster::HealRaftLinks(ctx.server)) return ctx.out.Error(errors::kClusterDisabled);
     return ctx.out.Ok();
   }
   if (EqualsNoCase(sub, "resume") && ctx.argc() == 2) {
