@@ -11,7 +11,8 @@
 // The faults, one every 0.6-1.4 s in turn: kill -9 of the leader and its restart on its Raft
 // directory; a follower wiped (kill -9, its Raft directory deleted) and restarted, which must
 // catch up from the leader's snapshot; SIGSTOP of the leader past an election, then SIGCONT
-// (a stale leader that still believes it leads meets clients); kill -9 of a follower. Three
+// (a stale leader that still believes it leads meets clients); kill -9 of a follower; the
+// leader cut off from its peers by TEST.FAULT RAFT-DROP ALL past an election, then healed. Three
 // and five nodes; LATCH_CHAOS_SECONDS (default 12) per run, and every kind of fault at least
 // once (bounded by three times that).
 #include <gtest/gtest.h>
@@ -49,7 +50,14 @@ constexpr int kClusterChaosKeys = 5;
 constexpr int kLockClients = 28, kLedgerClients = 8, kProbeClients = 4;
 // Small snapshots, so that a wiped follower finds the log it lacks truncated on the leader.
 constexpr int kChaosSnapshotThreshold = 64, kChaosSnapshotTrailing = 32;
-enum ChaosFault { kKillLeader, kWipeFollower, kPauseLeader, kKillFollower, kChaosFaultKinds };
+enum ChaosFault {
+  kKillLeader,
+  kWipeFollower,
+  kPauseLeader,
+  kKillFollower,
+  kPartitionLeader,
+  kChaosFaultKinds
+};
 
 std::int64_t ClusterChaosNowUs() {
   return std::chrono::duration_cast<std::chrono::microseconds>(ChaosClock::now().time_since_epoch())
@@ -68,7 +76,7 @@ bool ChaosReplyNamesAnotherNode(const std::string& reply) {
 class ClusterChaos {
  public:
   explicit ClusterChaos(int nodes)
-      : cluster_({"--raft-election-timeout", "300", "--raft-heartbeat-interval", "50",
+      : cluster_({"--enable-test-commands", "yes", "--raft-election-timeout", "300", "--raft-heartbeat-interval", "50",
                   "--raft-snapshot-threshold", std::to_string(kChaosSnapshotThreshold),
                   "--raft-snapshot-trailing", std::to_string(kChaosSnapshotTrailing)},
                  nodes),
@@ -143,7 +151,9 @@ class ClusterChaos {
       const auto fault = static_cast<ChaosFault>(round % kChaosFaultKinds);
       const int follower = (leader + 1 + static_cast<int>(rng() % (cluster_.size() - 1))) %
                            cluster_.size();
-      if (!Strike(fault, fault == kKillLeader || fault == kPauseLeader ? leader : follower,
+      const bool on_leader =
+          fault == kKillLeader || fault == kPauseLeader || fault == kPartitionLeader;
+      if (!Strike(fault, on_leader ? leader : follower,
                   leader, rng)) {
         return;
       }
@@ -157,6 +167,16 @@ class ClusterChaos {
       cluster_.Signal(victim, SIGSTOP);
       Supervised(milliseconds(1000 + rng() % 500));
       cluster_.Signal(victim, SIGCONT);
+      return true;
+    }
+    if (fault == kPartitionLeader) {
+      // The leader keeps running and serving its clients, cut off from every peer
+      // (TEST.FAULT RAFT-DROP, docs/CLUSTER.md "Partition"), past an election; then healed.
+      // It may stop itself meanwhile (a deposed leader with writes in flight): then the
+      // restarted process has no fault to heal.
+      Cmd(ports_[victim], {"TEST.FAULT", "RAFT-DROP", "ALL"});
+      Supervised(milliseconds(1000 + rng() % 500));
+      Cmd(ports_[victim], {"TEST.FAULT", "RAFT-HEAL"});
       return true;
     }
     // A wipe deletes what the leader's snapshot must now bring back: counted as a snapshot
@@ -352,12 +372,12 @@ void CheckClusterChaos(int nodes) {
       "[cluster-chaos] nodes=%d leases=%zu overlaps=%zu token_order=%zu fenced_refusals=%zu "
       "accepted_below_seen=%zu acked_writes=%zu lost=%zu probe_reads=%zu stale=%zu "
       "leader_kills=%zu wipes=%zu snapshot_catchups=%zu pauses=%zu follower_kills=%zu "
-      "self_stops=%zu\n",
+      "partitions=%zu self_stops=%zu\n",
       nodes, v.leases, v.overlaps, v.token_order, chaos.resource().refused(),
       chaos.resource().accepted_below_seen(), chaos.acked_writes(), lost, chaos.probe_reads(),
       chaos.stale_reads(), chaos.faults(kKillLeader), chaos.faults(kWipeFollower),
       chaos.snapshot_catchups(), chaos.faults(kPauseLeader), chaos.faults(kKillFollower),
-      chaos.self_stops());
+      chaos.faults(kPartitionLeader), chaos.self_stops());
   for (int f = 0; f < kChaosFaultKinds; ++f) EXPECT_GT(chaos.faults(ChaosFault(f)), 0u) << f;
   EXPECT_GT(chaos.snapshot_catchups(), 0u);
   // Enough grants to have met the faults (a loaded machine gave 48 in 12 s; 140-180 quiet).
