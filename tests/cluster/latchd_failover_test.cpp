@@ -42,8 +42,8 @@ bool FailoverGrant(int port, const std::string& key, milliseconds limit) {
                     limit);
 }
 
-// Any live node other than `skip`.
-int FailoverOther(const Cluster& c, int skip) { return skip == 0 ? 1 : 0; }
+// A node other than `skip` (of three).
+int FailoverOther(int skip) { return skip == 0 ? 1 : 0; }
 
 TEST(LatchdFailover, Kill9OfTheLeaderElectsWellBeforeTheElectionTimeout) {
   Cluster c(FailoverArgs(true));
@@ -52,7 +52,7 @@ TEST(LatchdFailover, Kill9OfTheLeaderElectsWellBeforeTheElectionTimeout) {
   const int old_leader = WaitFailoverLeader(c, kFirstElection);
   ASSERT_NE(old_leader, -1) << c.Logs();
   ASSERT_EQ(Cmd(c.port(old_leader), {"SET", "before", "1"}), "+OK\r\n");
-  const int via = FailoverOther(c, old_leader);
+  const int via = FailoverOther(old_leader);
   const auto killed = Steady::now();
   c.Kill9(old_leader);
   EXPECT_TRUE(FailoverGrant(c.port(via), "lock:after", milliseconds(3000)))
@@ -104,7 +104,7 @@ TEST(LatchdFailover, WithoutTheProbeKill9WaitsForTheElectionTimeout) {
   ASSERT_NE(old_leader, -1) << c.Logs();
   ASSERT_EQ(Cmd(c.port(old_leader), {"CONFIG", "GET", "raft-leader-probe"}),
             "*2\r\n" + Bulk("raft-leader-probe") + Bulk("no"));
-  const int via = FailoverOther(c, old_leader);
+  const int via = FailoverOther(old_leader);
   const auto killed = Steady::now();
   c.Kill9(old_leader);
   EXPECT_FALSE(FailoverGrant(c.port(via), "lock:early", milliseconds(4000))) << c.Logs();

@@ -90,7 +90,11 @@ void LeaderProbe::OnConnected(Conn* c, int status) {
     return;
   }
   if (status != 0) {
-    Drop();  // retried after a tick; a refusal here is confirmed by the next watch
+    Drop();  // anything but a refusal: retried after a tick
+    // Refused: nothing listens there. Also the end of a race the confirming connect can lose:
+    // a killed process's kernel may close the accepted sockets before the listener, so that
+    // connect is accepted (and reset) and the next watch, a tick later, is the one refused.
+    if (status == UV_ECONNREFUSED) LeaderGone(leader_);
     return;
   }
   uv_read_start(
