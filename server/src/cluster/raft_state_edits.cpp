@@ -1,8 +1,8 @@
 // Fields of libraft 0.15 (tag v0.15.0) edited here, and who reads them:
 // - follower_state.current_leader: recvRequestVote (recv_request_vote.c) rejects every vote
 //   and pre-vote while a follower knows a leader (`has_leader`, unless the request carries
-//   disrupt_leader); convertClear (convert.c) frees `address` with raft_free. Cleared here as
-//   convertClear does, so a follower that detected the death grants votes at once.
+//   disrupt_leader). Its id is zeroed here, so a follower that detected the death grants votes
+//   at once; `address` is left to libraft (convertClear frees it).
 // - election_timer_start, follower_state.randomized_election_timeout: electionTimerExpired
 //   (election.c) compares io->time() - election_timer_start with the randomized timeout;
 //   tickFollower (tick.c) calls it on every tick (heartbeat_timeout ms apart) and converts
@@ -24,11 +24,10 @@ bool ExpireElectionTimer(struct raft* r, raft_id dead_leader, unsigned delay_ms)
   if (r->state != RAFT_FOLLOWER || r->follower_state.current_leader.id != dead_leader) {
     return false;
   }
-  if (r->follower_state.current_leader.address != nullptr) {
-    raft_free(r->follower_state.current_leader.address);
-  }
+  // The id only: `recvRequestVote` tests the id, and a NULL address crashed the follower in
+  // libc (strlen of NULL after SIGCONT, LeaderLosingItsMajorityMidWriteClosesTheClientAndStops).
+  // The address stays owned by libraft (convertClear or the next leader frees it).
   r->follower_state.current_leader.id = 0;
-  r->follower_state.current_leader.address = nullptr;
   const raft_time now = r->io->time(r->io);
   const raft_time span = r->follower_state.randomized_election_timeout;
   // now - start >= span once `delay_ms` has passed; never before libraft's clock origin.
