@@ -548,9 +548,9 @@ TEST(ConfigGetTest, ExactNamesEchoTheArgumentGlobsGiveTheName) {
   // auto-aof-rewrite-min-size, enable-test-commands, slowlog-log-slower-than, slowlog-max-len,
   // latency-monitor-threshold, raft-election-timeout, raft-heartbeat-interval,
   // raft-sentinel-name, raft-snapshot-threshold, raft-snapshot-trailing,
-  // raft-install-snapshot-timeout, and 12 tls-* directives
+  // raft-install-snapshot-timeout, raft-leader-probe, and 12 tls-* directives
   args = {"*-*-*"};
-  EXPECT_EQ(ConfigGet(o, args).size(), 22u + 12u + kThresholds);
+  EXPECT_EQ(ConfigGet(o, args).size(), 23u + 12u + kThresholds);
   // proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
   // auto-aof-rewrite-percentage, auto-aof-rewrite-min-size, slowlog-log-slower-than,
   // raft-install-snapshot-timeout, and 7 tls-* directives

@@ -147,6 +147,7 @@ struct Options {
   // (ms). libraft's own default, 30 s, stalled commits for 30 s when the snapshot went to a
   // follower that was killed meanwhile and another follower also needed one (docs/CLUSTER.md).
   std::int64_t raft_install_snapshot_timeout = 5000;
+  bool raft_leader_probe = true;  // docs/CLUSTER.md, "Failover"
   // The master name a cluster node answers SENTINEL for (cluster discovery, docs/CLUSTER.md).
   std::string raft_sentinel_name = "latch";
 

@@ -64,6 +64,7 @@ ClusterLog::ClusterLog(ClusterParts parts, RaftConfig config)
   o.snapshot_threshold = config_.snapshot_threshold;  // docs/CLUSTER.md, "Snapshots"
   o.snapshot_trailing = config_.snapshot_trailing;
   o.install_snapshot_timeout = std::chrono::milliseconds(config_.install_snapshot_timeout_ms);
+  o.leader_probe = config_.leader_probe;
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
   if (ec) {

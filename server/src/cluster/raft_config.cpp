@@ -78,6 +78,7 @@ std::optional<std::string> ResolveRaftConfig(const Options& o, RaftConfig* out) 
   c.snapshot_threshold = static_cast<unsigned>(o.raft_snapshot_threshold);
   c.snapshot_trailing = static_cast<unsigned>(o.raft_snapshot_trailing);
   c.install_snapshot_timeout_ms = o.raft_install_snapshot_timeout;
+  c.leader_probe = o.raft_leader_probe;
   std::set<std::string> resolved;
   for (const config::PeerSpec& p : peers) {
     std::string ip;

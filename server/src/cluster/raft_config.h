@@ -34,6 +34,7 @@ struct RaftConfig {
   unsigned snapshot_threshold = 8192;  // raft-snapshot-threshold
   unsigned snapshot_trailing = 8192;   // raft-snapshot-trailing
   std::int64_t install_snapshot_timeout_ms = 5000;  // raft-install-snapshot-timeout
+  bool leader_probe = true;                          // raft-leader-probe
 };
 
 // The start-up check of the raft-* options (raft_peers must be set). Returns the cluster's

@@ -178,6 +178,9 @@ void RaftNode::Loop::Open() {
   uv_check_init(&uv, &check);
   check.data = this;
   uv_check_start(&check, [](uv_check_t* h) { static_cast<Loop*>(h->data)->AfterIteration(); });
+  if (options.leader_probe && RaftStateEditsSupported()) {
+    probe = std::make_unique<LeaderProbe>(&uv, &raft, options.heartbeat_interval);
+  }
   Publish();
 }
 
@@ -231,9 +234,17 @@ void RaftNode::Loop::Drain() {
 // itself, uvTruncateBarrierCb), at most 5 s, on every stop: any node can be truncating.
 void RaftNode::Loop::MaybeClose() {
   const auto now = Clock::now();
-  if (close_wanted_at == Clock::time_point{}) close_wanted_at = now;
+  if (close_wanted_at == Clock::time_point{}) {
+    close_wanted_at = now;
+    // The leader probe's premise (docs/CLUSTER.md, "Failover"): a leader whose Raft listener
+    // closes serves nothing any more. raft_close below closes it, so the lease goes first.
+    lease = {};
+    std::lock_guard lock(mu);
+    lease_until = {};
+  }
   if (uv.active_reqs.count != 0 && now - close_wanted_at < std::chrono::seconds(5)) return;
   closing = true;
+  if (probe) probe->Close();
   uv_close(reinterpret_cast<uv_handle_t*>(&check), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&wake), nullptr);
   raft_close(&raft, [](struct raft* r) {
@@ -295,6 +306,7 @@ void RaftNode::Loop::BarrierDone(struct raft_barrier* r, int status) {
 void RaftNode::Loop::Committed(raft_term term, Clock::time_point start) {
   if (raft_state(&raft) != RAFT_LEADER || term != raft.current_term) return;
   if (raft.transfer != nullptr || start < lease_floor) return;  // StartTransfer
+  if (close_wanted_at != Clock::time_point{}) return;  // stopping: MaybeClose dropped it
   lease = std::max(lease, start + LeaseSpan(options));
 }
 
@@ -316,6 +328,7 @@ void RaftNode::Loop::AfterIteration() {
   } else {
     lease = {};
   }
+  if (probe) probe->Update();
   Publish();
 }
 

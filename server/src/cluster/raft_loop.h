@@ -13,12 +13,14 @@ extern "C" {
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "cluster/leader_probe.h"
 #include "cluster/raft_link_fault.h"
 #include "cluster/raft_node.h"
 
@@ -94,6 +96,7 @@ struct RaftNode::Loop {
   raft_term barrier_term = 0;  // the term whose election barrier was proposed
   raft_term ready_term = 0;    // the term whose election barrier was applied
   Clock::time_point lease{};   // published as lease_until
+  std::unique_ptr<LeaderProbe> probe;  // null: raft-leader-probe no, or not libraft 0.15
 
   // Membership and leadership (raft_membership.cpp).
   struct ChangeReq {

@@ -54,6 +54,9 @@ struct RaftNodeOptions {
   // log than the leader last saw (a wiped directory) waits after installing the snapshot:
   // libraft ignores its rejections until then (docs/CLUSTER.md, "libraft facts").
   std::chrono::milliseconds install_snapshot_timeout{30000};  // libraft's default
+  // Watch the leader's Raft port from a follower and start an election as soon as the
+  // leader's process is gone (leader_probe.h; docs/CLUSTER.md, "Failover").
+  bool leader_probe = true;
 };
 
 // The replicated state. Every method runs on the node's thread (never two at once), and must

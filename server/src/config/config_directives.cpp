@@ -478,6 +478,8 @@ constexpr std::array kDirectives = {
     ConfigDirective{"raft-install-snapshot-timeout",
                     GetNumber<&Options::raft_install_snapshot_timeout>,
                     SetInteger<&Options::raft_install_snapshot_timeout, 10, 3600000>, false},
+    ConfigDirective{"raft-leader-probe", GetYesNo<&Options::raft_leader_probe>,
+                    SetYesNo<&Options::raft_leader_probe>, false},
     ConfigDirective{"raft-sentinel-name", GetString<&Options::raft_sentinel_name>, SetSentinelName,
                     false},
 };
