@@ -491,6 +491,8 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"raft-heartbeat-interval", "50"},
       {"raft-snapshot-threshold", "64"},
       {"raft-snapshot-trailing", "16"},
+      {"raft-install-snapshot-timeout", "2000"},
+      {"raft-leader-probe", "no"},
       {"raft-sentinel-name", "locks"},
       {"enable-test-commands", "yes"},
       {"clock", "manual"},
