@@ -189,9 +189,9 @@ class Cluster {
     return leader;
   }
 
-  int WaitLeader(int skip = -1) const {
+  int WaitLeader(int skip = -1, std::chrono::milliseconds limit = kElection) const {
     int leader = -1;
-    Eventually([&] { return (leader = Leader(skip)) != -1; }, kElection);
+    Eventually([&] { return (leader = Leader(skip)) != -1; }, limit);
     return leader;
   }
 

@@ -29,9 +29,15 @@ std::vector<std::string> FailoverArgs(bool probe) {
           probe ? "yes" : "no"};
 }
 
-int WaitFailoverLeader(const Cluster& c, milliseconds limit) {
-  int leader = -1;
-  Eventually([&] { return (leader = c.Leader()) != -1; }, limit);
+// Starts `c` and waits for its first leader: -1 (the reason recorded as a failure) without.
+int StartedFailoverLeader(Cluster& c) {
+  std::string error;
+  if (!c.Start(&error)) {
+    ADD_FAILURE() << error;
+    return -1;
+  }
+  const int leader = c.WaitLeader(-1, kFirstElection);
+  if (leader == -1) ADD_FAILURE() << "no leader\n" << c.Logs();
   return leader;
 }
 
@@ -47,10 +53,8 @@ int FailoverOther(int skip) { return skip == 0 ? 1 : 0; }
 
 TEST(LatchdFailover, Kill9OfTheLeaderElectsWellBeforeTheElectionTimeout) {
   Cluster c(FailoverArgs(true));
-  std::string error;
-  ASSERT_TRUE(c.Start(&error)) << error;
-  const int old_leader = WaitFailoverLeader(c, kFirstElection);
-  ASSERT_NE(old_leader, -1) << c.Logs();
+  const int old_leader = StartedFailoverLeader(c);
+  ASSERT_NE(old_leader, -1);
   ASSERT_EQ(Cmd(c.port(old_leader), {"SET", "before", "1"}), "+OK\r\n");
   const int via = FailoverOther(old_leader);
   const auto killed = Steady::now();
@@ -67,10 +71,8 @@ TEST(LatchdFailover, Kill9OfTheLeaderElectsWellBeforeTheElectionTimeout) {
 // place when it wakes within the timeout. While it sleeps, no other node grants.
 TEST(LatchdFailover, SigstopShorterThanTheTimeoutCausesNoElection) {
   Cluster c(FailoverArgs(true));
-  std::string error;
-  ASSERT_TRUE(c.Start(&error)) << error;
-  const int leader = WaitFailoverLeader(c, kFirstElection);
-  ASSERT_NE(leader, -1) << c.Logs();
+  const int leader = StartedFailoverLeader(c);
+  ASSERT_NE(leader, -1);
   ASSERT_EQ(Cmd(c.port(leader), {"SET", "lock:held", "a", "NX", "PX", "60000"}), "+OK\r\n");
   const std::uint64_t term = RaftNumber(RaftStatus(c.port(leader)), "raft_term");
   ASSERT_NE(term, 0u);
@@ -98,10 +100,8 @@ TEST(LatchdFailover, SigstopShorterThanTheTimeoutCausesNoElection) {
 // raft-leader-probe no: the timer alone, so nothing is granted for at least the timeout.
 TEST(LatchdFailover, WithoutTheProbeKill9WaitsForTheElectionTimeout) {
   Cluster c(FailoverArgs(false));
-  std::string error;
-  ASSERT_TRUE(c.Start(&error)) << error;
-  const int old_leader = WaitFailoverLeader(c, kFirstElection);
-  ASSERT_NE(old_leader, -1) << c.Logs();
+  const int old_leader = StartedFailoverLeader(c);
+  ASSERT_NE(old_leader, -1);
   ASSERT_EQ(Cmd(c.port(old_leader), {"CONFIG", "GET", "raft-leader-probe"}),
             "*2\r\n" + Bulk("raft-leader-probe") + Bulk("no"));
   const int via = FailoverOther(old_leader);
