@@ -239,6 +239,8 @@ def main():
     ap.add_argument("--pg-fast", action="store_true",
                     help="fsync=off synchronous_commit=off full_page_writes=off (as the demo's "
                          "tests); default: PostgreSQL's durable defaults")
+    ap.add_argument("--pg-setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="one more PostgreSQL setting (-c NAME=VALUE), repeatable, e.g. jit=off")
     ap.add_argument("--pg-version", default="15", help="PostgreSQL major version to use (15)")
     ap.add_argument("--latchd-flags", default="",
                     help="extra flags for latchd, e.g. '--io-threads 1'")
@@ -311,7 +313,8 @@ def main():
         if kw:
             os.chown(tmp, kw["user"], kw["group"])
         os.chmod(tmp, 0o755)
-        ctx.pg = Postgres(pg_bindir, tmp, durable=not args.pg_fast)
+        ctx.pg = Postgres(pg_bindir, tmp, durable=not args.pg_fast,
+                          extra_settings=args.pg_setting)
         ctx.pg.start()
         report["postgres_version"] = subprocess.run(
             [os.path.join(pg_bindir, "postgres"), "--version"], capture_output=True, text=True,
