@@ -287,6 +287,28 @@ def throughput(args, root, log_dir):
     return rows
 
 
+def timed_cpu(load_fn, procs):
+    """Runs load_fn() and returns its result with "cpu": the CPU seconds each process in
+    `procs` (name -> pid) and the load generator (our children, or this process for the
+    in-process etcd generator) spent during it, and the machine's busy seconds outside
+    them ("other"), from /proc: where the cores went in the window."""
+    def busy():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")  # minus idle and iowait
+    before = {n: R.proc_cpu_seconds(p) for n, p in procs.items()}
+    kids0, self0 = os.times(), busy()
+    r = load_fn()
+    kids1, self1 = os.times(), busy()
+    cpu = {n: round(R.proc_cpu_seconds(p) - before[n], 2) for n, p in procs.items()}
+    cpu["generator"] = round((kids1.children_user + kids1.children_system + kids1.user +
+                              kids1.system) - (kids0.children_user + kids0.children_system +
+                                               kids0.user + kids0.system), 2)
+    cpu["other"] = round(max(0.0, (self1 - self0) - sum(cpu.values())), 2)
+    r["cpu"] = cpu
+    return r
+
+
 def one_throughput(args, name, d, log_dir):
     load = os.getloadavg()[0]
     if name.startswith("latch-3"):
@@ -295,7 +317,9 @@ def one_throughput(args, name, d, log_dir):
             leader = cl.start_all()
             if leader is None:
                 return {"error": "no leader within 30 s"}
-            r = resp_load(args, cl.ports[leader], args.seconds)
+            procs = {("leader" if i == leader else "follower%d" % (i + 1)): cl.procs[i].pid
+                     for i in range(cl.n)}
+            r = timed_cpu(lambda: resp_load(args, cl.ports[leader], args.seconds), procs)
         finally:
             cl.stop()
     elif name.startswith("etcd"):
@@ -304,7 +328,9 @@ def one_throughput(args, name, d, log_dir):
             leader = e.start_all()
             if leader is None:
                 return {"error": "no etcd leader within 60 s"}
-            r = etcd_load(e.ports[leader], args.seconds)
+            procs = {("leader" if i == leader else "member%d" % (i + 1)): e.procs[i].pid
+                     for i in range(e.n)}
+            r = timed_cpu(lambda: etcd_load(e.ports[leader], args.seconds), procs)
         finally:
             e.stop()
     else:
@@ -318,7 +344,7 @@ def one_throughput(args, name, d, log_dir):
         s = R.Server(name, argv, log_dir)
         try:
             s.start()
-            r = resp_load(args, s.port, args.seconds)
+            r = timed_cpu(lambda: resp_load(args, s.port, args.seconds), {"server": s.proc.pid})
         finally:
             s.stop()
     r["load"] = load
@@ -401,8 +427,11 @@ def follower_hop(args, root, log_dir, n=200):
         cl.stop()
 
 
-def report(rows, fo, hop):
+def report(rows, fo, hop, args_seconds=10):
     lines = ["| system | lock cycles/s (median of rounds) | p99 ms | load |", "|---|---|---|---|"]
+    cpu_lines = ["", "Where the CPU went (last round, CPU seconds in the window; us of CPU per "
+                 "cycle, all processes but other):", "", "| system | CPU | us/cycle |",
+                 "|---|---|---|"]
     med = {}
     for name, rs in rows.items():
         ok = [r for r in rs if "error" not in r]
@@ -414,6 +443,14 @@ def report(rows, fo, hop):
         p99 = statistics.median(r.get("p99_ms") or 0 for r in ok)
         lines.append("| %s | %.0f | %.1f | %.1f |" % (name, rps, p99,
                                                     statistics.mean(r["load"] for r in ok)))
+        last = ok[-1]
+        if last.get("cpu"):
+            cpu_lines.append("| %s | %s | %.0f |" % (
+                name, ", ".join("%s %.1f s" % kv for kv in last["cpu"].items()),
+                1e6 * sum(v for k, v in last["cpu"].items() if k != "other") /
+                max(1, last["rps"] * args_seconds)))
+    if len(cpu_lines) > 5:
+        lines += cpu_lines
     if "latch-3" in med and "etcd-3" in med:
         lines.append("\nlatch-3 / etcd-3: **%.1fx**" % (med["latch-3"] / med["etcd-3"]))
     if "latch-3" in med and "latch-1-always" in med:
@@ -457,7 +494,7 @@ def main():
     rows = throughput(args, root, log_dir) if "throughput" in only else {}
     fo = failover(args, root, log_dir) if "failover" in only else {}
     hop = follower_hop(args, root, log_dir) if "hop" in only else None
-    table = report(rows, fo, hop)
+    table = report(rows, fo, hop, args.seconds)
     print(table)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     path = os.path.join(R.RESULTS, "cluster-%s.json" % stamp)
