@@ -12,7 +12,9 @@
 // directory; a follower wiped (kill -9, its Raft directory deleted) and restarted, which must
 // catch up from the leader's snapshot; SIGSTOP of the leader past an election, then SIGCONT
 // (a stale leader that still believes it leads meets clients); kill -9 of a follower; the
-// leader cut off from its peers by TEST.FAULT RAFT-DROP ALL past an election, then healed. Three
+// leader cut off from its peers by TEST.FAULT RAFT-DROP ALL past an election, then healed; a
+// follower cut off the same way (a minority partition: the majority goes on without it, and
+// it must neither disrupt the leader when healed nor answer a stale read meanwhile). Three
 // and five nodes; LATCH_CHAOS_SECONDS (default 12) per run, and every kind of fault at least
 // once (bounded by three times that).
 #include <gtest/gtest.h>
@@ -56,6 +58,7 @@ enum ChaosFault {
   kPauseLeader,
   kKillFollower,
   kPartitionLeader,
+  kPartitionFollower,
   kChaosFaultKinds
 };
 
@@ -76,9 +79,10 @@ bool ChaosReplyNamesAnotherNode(const std::string& reply) {
 class ClusterChaos {
  public:
   explicit ClusterChaos(int nodes)
-      : cluster_({"--enable-test-commands", "yes", "--raft-election-timeout", "300", "--raft-heartbeat-interval", "50",
-                  "--raft-snapshot-threshold", std::to_string(kChaosSnapshotThreshold),
-                  "--raft-snapshot-trailing", std::to_string(kChaosSnapshotTrailing)},
+      : cluster_({"--enable-test-commands", "yes", "--raft-election-timeout", "300",
+                  "--raft-heartbeat-interval", "50", "--raft-snapshot-threshold",
+                  std::to_string(kChaosSnapshotThreshold), "--raft-snapshot-trailing",
+                  std::to_string(kChaosSnapshotTrailing)},
                  nodes),
         resource_(kClusterChaosKeys) {
     for (int i = 0; i < nodes; ++i) ports_.push_back(cluster_.port(i));
@@ -142,19 +146,18 @@ class ClusterChaos {
     const auto end = start + std::chrono::seconds(seconds);
     const auto limit = start + std::chrono::seconds(3 * seconds);
     for (int round = 0; ChaosClock::now() < limit; ++round) {
-      const bool all_kinds = std::all_of(faults_, faults_ + kChaosFaultKinds,
-                                         [](const auto& n) { return n > 0; });
+      const bool all_kinds =
+          std::all_of(faults_, faults_ + kChaosFaultKinds, [](const auto& n) { return n > 0; });
       if (ChaosClock::now() >= end && all_kinds) break;
       Supervised(milliseconds(600 + rng() % 800));
       const int leader = CurrentLeader();
       if (leader == -1) continue;  // an election is under way: the next round
       const auto fault = static_cast<ChaosFault>(round % kChaosFaultKinds);
-      const int follower = (leader + 1 + static_cast<int>(rng() % (cluster_.size() - 1))) %
-                           cluster_.size();
+      const int follower =
+          (leader + 1 + static_cast<int>(rng() % (cluster_.size() - 1))) % cluster_.size();
       const bool on_leader =
           fault == kKillLeader || fault == kPauseLeader || fault == kPartitionLeader;
-      if (!Strike(fault, on_leader ? leader : follower,
-                  leader, rng)) {
+      if (!Strike(fault, on_leader ? leader : follower, leader, rng)) {
         return;
       }
       ++faults_[fault];
@@ -169,10 +172,10 @@ class ClusterChaos {
       cluster_.Signal(victim, SIGCONT);
       return true;
     }
-    if (fault == kPartitionLeader) {
-      // The leader keeps running and serving its clients, cut off from every peer
+    if (fault == kPartitionLeader || fault == kPartitionFollower) {
+      // The node keeps running and serving its clients, cut off from every peer
       // (TEST.FAULT RAFT-DROP, docs/CLUSTER.md "Partition"), past an election; then healed.
-      // It may stop itself meanwhile (a deposed leader with writes in flight): then the
+      // A leader may stop itself meanwhile (a deposed leader with writes in flight): then the
       // restarted process has no fault to heal.
       Cmd(ports_[victim], {"TEST.FAULT", "RAFT-DROP", "ALL"});
       Supervised(milliseconds(1000 + rng() % 500));
@@ -210,8 +213,7 @@ class ClusterChaos {
         const int status = cluster_.WaitExit(i);
         ++self_stops_;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 1) {
-          ADD_FAILURE() << "node " << i + 1 << " ended with wait status " << status << "\n"
-                        << log;
+          ADD_FAILURE() << "node " << i + 1 << " ended with wait status " << status << "\n" << log;
         }
         Restart(i);
       }
@@ -324,8 +326,8 @@ class ClusterChaos {
       ++probe_reads_;
       if (probe.Stale(floor, got)) {
         ++stale_reads_;
-        std::printf("[cluster-chaos] stale read on node %zu: %s after %llu acknowledged\n",
-                    at + 1, got.c_str(), static_cast<unsigned long long>(floor));
+        std::printf("[cluster-chaos] stale read on node %zu: %s after %llu acknowledged\n", at + 1,
+                    got.c_str(), static_cast<unsigned long long>(floor));
       }
       if (ChaosReplyNamesAnotherNode(got)) r.Close();
       std::this_thread::sleep_for(milliseconds(5 + rng() % 20));
@@ -372,12 +374,12 @@ void CheckClusterChaos(int nodes) {
       "[cluster-chaos] nodes=%d leases=%zu overlaps=%zu token_order=%zu fenced_refusals=%zu "
       "accepted_below_seen=%zu acked_writes=%zu lost=%zu probe_reads=%zu stale=%zu "
       "leader_kills=%zu wipes=%zu snapshot_catchups=%zu pauses=%zu follower_kills=%zu "
-      "partitions=%zu self_stops=%zu\n",
+      "partitions=%zu follower_partitions=%zu self_stops=%zu\n",
       nodes, v.leases, v.overlaps, v.token_order, chaos.resource().refused(),
       chaos.resource().accepted_below_seen(), chaos.acked_writes(), lost, chaos.probe_reads(),
       chaos.stale_reads(), chaos.faults(kKillLeader), chaos.faults(kWipeFollower),
       chaos.snapshot_catchups(), chaos.faults(kPauseLeader), chaos.faults(kKillFollower),
-      chaos.faults(kPartitionLeader), chaos.self_stops());
+      chaos.faults(kPartitionLeader), chaos.faults(kPartitionFollower), chaos.self_stops());
   for (int f = 0; f < kChaosFaultKinds; ++f) EXPECT_GT(chaos.faults(ChaosFault(f)), 0u) << f;
   EXPECT_GT(chaos.snapshot_catchups(), 0u);
   // Enough grants to have met the faults (a loaded machine gave 48 in 12 s; 140-180 quiet).

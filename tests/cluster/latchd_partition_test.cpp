@@ -3,7 +3,8 @@
 // stop answering within its lease, the majority must elect a new leader that serves writes
 // and holds the acknowledged lock until its TTL, and after RAFT-HEAL the old leader must
 // rejoin as a follower and catch up, never having served stale data, with no acknowledged
-// write lost. Three and five nodes, with the chaos test's short timeouts.
+// write lost. Three and five nodes, with the chaos test's short timeouts. A cut-off minority of
+// followers, the other side of the same fault, is below (RunFollowerPartition).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -215,6 +216,71 @@ void RunPartition(int nodes) {
 TEST(LatchdPartition, CutOffLeaderStopsWithinItsLeaseAndThreeNodesGoOn) { RunPartition(3); }
 
 TEST(LatchdPartition, CutOffLeaderStopsWithinItsLeaseAndFiveNodesGoOn) { RunPartition(5); }
+
+// A minority of followers cut off (one of three, two of five): the leader keeps its term and
+// its majority, and acknowledges writes throughout; a cut-off follower never answers a value
+// older than an acknowledged write (it relays to the leader over the client port, which the
+// cut leaves alone, or refuses once it no longer knows a leader); after RAFT-HEAL the
+// followers catch up without an election: with pre-vote (cluster/raft_loop.cpp), a node that
+// heard from no leader for a while asks the others before raising its term, and they refuse.
+void RunFollowerPartition(int nodes) {
+  Partition p(nodes);
+  std::string error;
+  ASSERT_TRUE(p.c.Start(&error)) << error;
+  p.leader = p.c.WaitLeader();
+  ASSERT_NE(p.leader, -1) << p.c.Logs();
+  const int port = p.c.port(p.leader);
+  const std::string term = RaftStatus(port).at("raft_term");
+  ASSERT_EQ(Cmd(port, {"SET", PartitionKey(0), "v0"}), "+OK\r\n");
+  std::vector<int> cut;
+  for (int i = 0; static_cast<int>(cut.size()) < (nodes - 1) / 2; ++i) {
+    if (i != p.leader) cut.push_back(i);
+  }
+  for (int f : cut) ASSERT_EQ(Cmd(p.c.port(f), {"TEST.FAULT", "RAFT-DROP", "ALL"}), "+OK\r\n");
+  // Five election timeouts: long past the cut-off followers' own timeouts.
+  const auto until = PartitionClock::now() + 5 * kPartitionElection;
+  for (int n = 1; PartitionClock::now() < until; ++n) {
+    const std::string value = "v" + std::to_string(n);
+    ASSERT_EQ(Cmd(port, {"SET", PartitionKey(0), value}), "+OK\r\n")
+        << "the leader's majority did not acknowledge a write while a minority was cut off";
+    for (int f : cut) {
+      const std::optional<std::string> read = PartitionProbe(p.c.port(f), {"GET", PartitionKey(0)});
+      EXPECT_TRUE(PartitionRefused(read) || *read == Bulk(value))
+          << "cut-off follower " << f + 1 << " answered " << read->substr(0, read->find('\r'))
+          << " after " << value << " was acknowledged";
+    }
+  }
+  for (int f : cut) ASSERT_EQ(Cmd(p.c.port(f), {"TEST.FAULT", "RAFT-HEAL"}), "+OK\r\n");
+  const PartitionClock::time_point healed = PartitionClock::now();
+  const std::uint64_t commit = RaftNumber(RaftStatus(port), "raft_commit_index");
+  const std::string leader_id = std::to_string(p.leader + 1);
+  for (int f : cut) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          const RaftFields fields = RaftStatus(p.c.port(f));
+          return fields.contains("raft_role") && fields.at("raft_role") == "follower" &&
+                 fields.at("raft_leader_id") == leader_id &&
+                 RaftNumber(fields, "raft_applied_index") >= commit;
+        },
+        milliseconds(10000)))
+        << "follower " << f + 1 << " did not catch up to index " << commit << "\n"
+        << p.c.Logs();
+  }
+  p.caught_up = PartitionSince(healed);
+  const RaftFields after = RaftStatus(port);
+  EXPECT_EQ(after.at("raft_role"), "leader") << "the healed minority deposed the leader";
+  EXPECT_EQ(after.at("raft_term"), term) << "the cut or the heal started an election";
+  std::printf("minority partition of %d nodes: %zu cut off, caught up %lld ms after the heal\n",
+              nodes, cut.size(), static_cast<long long>(p.caught_up.count()));
+}
+
+TEST(LatchdPartition, CutOffFollowerLeavesTheLeaderAndItsTermAloneThreeNodes) {
+  RunFollowerPartition(3);
+}
+
+TEST(LatchdPartition, CutOffMinorityLeavesTheLeaderAndItsTermAloneFiveNodes) {
+  RunFollowerPartition(5);
+}
 
 // The command's forms and errors, on a cluster node and on a single node.
 TEST(LatchdPartition, RaftDropChecksItsArguments) {
