@@ -77,7 +77,10 @@ std::optional<std::string> ClusterLog::Snapshot() {
   bool clean = LockAll(dbs, budget, &held);
   if (clean) {
     std::lock_guard lock(mu_);
-    clean = buf_.empty() && effects_upto_ <= committed_ && !dirty_ && p_.dbs.swaps() == swaps;
+    // With every shard held, no thread has a unit open on these databases (a unit is placed
+    // before its thread releases a shard): the keyspace is exactly what the queued and
+    // proposed units hold, and those must all be committed.
+    clean = !queue_.queued() && effects_in_flight_ == 0 && !dirty_ && p_.dbs.swaps() == swaps;
   }
   if (!clean) {
     for (auto it = held.rbegin(); it != held.rend(); ++it) store::UnlockShard(**it);
