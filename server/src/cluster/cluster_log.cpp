@@ -129,10 +129,11 @@ bool ClusterLog::Recording() const { return !t_applying; }
 void ClusterLog::RunProposer() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || queue_.ready(); });
+    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || queue_.ready() || drain_due_.load(); });
     if (stopping_) break;
     ProposeQueued(lock);
     lock.unlock();
+    if (drain_due_.exchange(false)) Drain();
     RefreshRole();
     RenewLease();
     ContinueHandOver();
@@ -168,6 +169,7 @@ void ClusterLog::Proposed(const std::vector<std::uint64_t>& settles, std::uint64
                           bool effects, const ProposeResult& r) {
   const bool ok = r.status == ProposeStatus::kOk;
   bool dirty = false;
+  bool draining = false;
   std::uint64_t unsettled = 0;
   {
     std::lock_guard lock(mu_);
@@ -181,7 +183,9 @@ void ClusterLog::Proposed(const std::vector<std::uint64_t>& settles, std::uint64
     }
     queue_.Settle(settles);
     ReleaseWaiters(queue_.watermark(), true);
+    draining = drain_state_ != DrainState::kIdle;
   }
+  if (draining) cv_.notify_all();  // the drain waits for this
   if (dirty && !dirty_.exchange(true)) {
     // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
     // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as

@@ -167,6 +167,13 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void EndHandOver(const std::string& error);
   void HandOverBeforeStop();
   bool Recording() const;
+  // The snapshot drain (cluster_snapshot.cpp): a leader whose snapshot was refused with
+  // writes in flight holds every shard, proposes what is queued and waits until it is
+  // applied, so that libraft's next attempt, right after that apply, finds a clean cut.
+  void Drain();
+  bool CleanCut(std::uint64_t swaps) const;  // under mu_, every shard held
+  std::vector<std::pair<int, store::Keyspace*>> ListDatabases() const;
+  std::string WriteSnapshot(const std::vector<std::pair<int, store::Keyspace*>>& dbs, bool drained);
   // cluster_members.cpp: a member entry applied (on the Raft thread; false: unreadable), and a
   // new leader's entry with its own client address when the table does not hold it.
   bool ApplyMemberEntry(std::string_view after_nonce, std::string* error);
@@ -207,7 +214,15 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::chrono::steady_clock::time_point handover_deadline_{};
   RaftNode::ChangeDone handover_done_;
   std::uint64_t snapshots_refused_ = 0;  // Raft thread: since the last snapshot taken
-  MemberTable members_;                  // client addresses from member entries and snapshots
+  // The drain: due (set by a refused Snapshot on the leader), and its state under mu_.
+  enum class DrainState { kIdle, kHolding, kSnapshotting, kDone };
+  std::atomic<bool> drain_due_{false};
+  DrainState drain_state_ = DrainState::kIdle;
+  std::vector<std::pair<int, store::Keyspace*>> drain_dbs_;  // held by the proposer (kHolding)
+  std::uint64_t drain_swaps_ = 0;
+  bool snapshot_wanted_ = false;  // refused as busy on the leader, none taken since
+  std::chrono::steady_clock::time_point next_drain_{};  // proposer: after a drain that failed
+  MemberTable members_;  // client addresses from member entries and snapshots
 };
 
 }  // namespace latch::cluster
