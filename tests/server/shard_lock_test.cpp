@@ -61,5 +61,56 @@ TEST(ShardLock, ClientWaitGivesUpWhenTheBusyFlagIsSet) {
   EXPECT_FALSE(waiter.get()) << "gave up, holding nothing";
 }
 
+// store::LockPhases, which a cluster leader's log listens on (docs/CLUSTER.md, "What a log
+// entry is"): every release is reported before the mutex is unlocked, with whether the thread
+// then holds none; every lock after it is taken; shards taken again by a nested set (already
+// held) report nothing, and a thread with no listener reports nothing.
+struct PhaseRecorder final : store::LockPhases {
+  std::vector<std::string> seen;
+  const store::Shard* watched = nullptr;
+  void Releasing(bool last) override {
+    // Still locked here: another thread cannot take it.
+    const bool locked = watched != nullptr && !std::async(std::launch::async, [s = watched] {
+                                                 auto& mu = const_cast<store::Shard*>(s)->mu();
+                                                 if (!mu.try_lock()) return false;
+                                                 mu.unlock();
+                                                 return true;
+                                               }).get();
+    seen.push_back(std::string(last ? "release-last" : "release") +
+                   (locked ? "" : "-after-unlock"));
+  }
+  void Acquired() override { seen.emplace_back("acquire"); }
+};
+
+TEST(ShardLock, LockPhasesSeeEveryReleaseBeforeTheUnlockAndWhetherItWasTheLast) {
+  store::Keyspace ks(4, 0);
+  PhaseRecorder phases;
+  phases.watched = &ks.shard(0);
+  store::SetLockPhases(&phases);
+  struct Reset {
+    ~Reset() { store::SetLockPhases(nullptr); }  // also when an assertion returns early
+  } reset;
+  {
+    ShardSet two;
+    ASSERT_TRUE(
+        two.Lock(ks, std::vector<KeyRef>{KeyRef{{}, 0, &ks.shard(0)}, KeyRef{{}, 0, &ks.shard(1)}},
+                 nullptr));
+    EXPECT_EQ(store::ThisThreadHeldCount(), 2);
+    ShardGuard nested(ks.shard(1));  // held: takes and releases nothing
+  }
+  EXPECT_EQ(store::ThisThreadHeldCount(), 0);
+  EXPECT_EQ(phases.seen,
+            (std::vector<std::string>{"acquire", "acquire", "release", "release-last"}));
+  phases.seen.clear();
+  phases.watched = &ks.shard(2);
+  ASSERT_TRUE(store::TryLockShard(ks.shard(2)));  // the worker tick's
+  store::UnlockShard(ks.shard(2));
+  EXPECT_EQ(phases.seen, (std::vector<std::string>{"acquire", "release-last"}));
+  store::SetLockPhases(nullptr);
+  phases.seen.clear();
+  { ShardGuard g(ks.shard(3)); }
+  EXPECT_TRUE(phases.seen.empty());
+}
+
 }  // namespace
 }  // namespace latch

@@ -46,7 +46,8 @@ void ClusterLog::ContinueHandOver() {
     bool settled;
     {
       std::lock_guard log_lock(mu_);
-      settled = buf_.empty() && !marker_ && committed_ >= appended_;
+      settled =
+          !queue_.queued() && !queue_.markers_pending() && queue_.watermark() >= queue_.appended();
     }
     if (!settled) {
       if (std::chrono::steady_clock::now() < handover_deadline_) return;

@@ -11,10 +11,8 @@
 
 #include "client_registry.h"
 #include "cluster/little_endian.h"
-#include "journal/container_records.h"
 #include "journal/journal.h"
 #include "journal/loader.h"
-#include "journal/record_codec.h"
 #include "key_event_router.h"
 #include "latch/clock.h"
 #include "store/keyspace.h"
@@ -30,6 +28,9 @@ namespace {
 thread_local bool t_applying = false;
 
 constexpr std::size_t kNonceBytes = 8;
+// Group commit's bound: the proposer puts whole units into one entry up to this size (a
+// bigger unit goes alone), so that one entry stays a few segment writes.
+constexpr std::size_t kEntryBytes = std::size_t{1} << 20;
 // How often the proposer looks at the node's role when nothing is proposed: a new leader
 // accepts writes at most this long after its election barrier applied.
 constexpr auto kRolePoll = std::chrono::milliseconds(10);
@@ -39,6 +40,21 @@ std::uint64_t RandomNonce() {
   std::uint64_t v = 0;
   while (v == 0) v = (std::uint64_t{rd()} << 32) ^ rd();
   return v;
+}
+
+// Every shard of every database created so far, locked in creation (= lock) order.
+std::vector<store::Shard*> LockEveryShardToApply(store::KeyspaceSet& dbs) {
+  std::vector<store::Shard*> held;
+  for (int k = 0; k < dbs.created(); ++k) {
+    store::Keyspace& ks = dbs.by_identity(k);
+    for (int i = 0; i < ks.shard_count(); ++i) {
+      store::Shard& s = ks.shard(i);
+      if (store::ThisThreadHolds(s)) continue;
+      store::LockShard(s, nullptr);
+      held.push_back(&s);
+    }
+  }
+  return held;
 }
 
 }  // namespace
@@ -103,91 +119,21 @@ void ClusterLog::Stop() {
 
 std::uint64_t ClusterLog::appended() const {
   std::lock_guard lock(mu_);
-  return appended_;
-}
-
-template <class Encode>
-void ClusterLog::Append(int db, Encode&& encode) {
-  std::uint64_t seq;
-  {
-    std::lock_guard lock(mu_);
-    if (db != selected_db_) {
-      journal::EncodeSelect(&buf_, db);
-      selected_db_ = db;
-    }
-    encode(&buf_);
-    seq = ++appended_;
-  }
-  cv_.notify_one();
-  journal::detail::t_last_seq = seq;  // the connection's hold (journal/server_hooks.h)
+  return queue_.appended();
 }
 
 bool ClusterLog::Recording() const { return !t_applying; }
 
-void ClusterLog::OnModified(store::Shard& shard, const store::KeyEvent& e) {
-  if (!Recording()) return;
-  const store::Object& o = *e.object;
-  const std::int64_t deadline = RelativeDeadline(o, p_.clock.MonoMs());
-  Append(p_.dbs.DbOf(shard), [&](std::string* out) {
-    if (o.is_container()) {
-      journal::EncodeContainer(out, o, deadline);
-    } else if (const std::uint64_t token = o.token(); token != 0) {
-      journal::EncodeLock(out, o.key(), o.value(), token, deadline);
-    } else {
-      journal::EncodeSet(out, o.key(), o.value(), deadline);
-    }
-  });
-}
-
-store::Object* ClusterLog::OnGone(store::Shard& shard, const store::KeyEvent& e) {
-  if (Recording()) {
-    Append(p_.dbs.DbOf(shard), [&](std::string* out) { journal::EncodeDel(out, e.key); });
-  }
-  return nullptr;
-}
-
-void ClusterLog::DatabasesSwapped(int a, int b) {
-  if (!Recording()) return;
-  // The record names both databases: the SELECT that Append may add in front is harmless.
-  Append(a, [&](std::string* out) { journal::EncodeSwapDb(out, a, b); });
-}
-
-void ClusterLog::OnCleared(store::Shard& shard) {
-  if (!Recording()) return;
-  const int count = p_.dbs.shards_per_db();
-  Append(p_.dbs.DbOf(shard),
-         [&](std::string* out) { journal::EncodeFlushShard(out, shard.index() % count, count); });
-}
-
-// One entry per pass: everything buffered since the last (group commit). One thread calls
-// Propose, so entries reach the log in the order their records were appended.
+// Each pass proposes the complete units at the front of the queue, whole units to an entry
+// (group commit). One thread calls Propose, so entries reach the log in the units' order.
 void ClusterLog::RunProposer() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || !buf_.empty() || marker_; });
+    cv_.wait_for(lock, kRolePoll, [&] { return stopping_ || queue_.ready() || drain_due_.load(); });
     if (stopping_) break;
-    if (!buf_.empty() || marker_) {
-      // An entry of markers only is a barrier: its commit in this term proves that no other
-      // leader existed when the reads behind it ran. Losing it changes no keyspace.
-      const bool effects = !buf_.empty();
-      marker_ = false;
-      std::string payload;
-      payload.reserve(kNonceBytes + buf_.size());
-      AppendLeU64(&payload, nonce_);
-      payload += buf_;
-      buf_.clear();
-      selected_db_ = 0;
-      const std::uint64_t from = proposed_;
-      proposed_ = appended_;
-      const std::uint64_t upto = proposed_;
-      if (effects) effects_upto_ = upto;
-      lock.unlock();
-      node_->Propose(std::move(payload), [this, from, upto, effects](const ProposeResult& r) {
-        Proposed(from, upto, effects, r);
-      });
-      lock.lock();
-    }
+    ProposeQueued(lock);
     lock.unlock();
+    if (drain_due_.exchange(false)) Drain();
     RefreshRole();
     RenewLease();
     ContinueHandOver();
@@ -195,32 +141,51 @@ void ClusterLog::RunProposer() {
   }
 }
 
-// On the Raft thread. A committed entry settles every record before it (entries commit in
-// log order). A failed one settles nothing before it: libraft reports a proposal made after
-// its step-down at once (kNotLeader) while earlier ones may still be pending, so every record
-// not known committed is answered as lost (the client's connection closes: outcome unknown),
-// and the node is dirty if any of those records had effects.
-void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, bool effects,
-                          const ProposeResult& r) {
+// `lock` holds mu_. An entry of markers only is a barrier: its commit in this term proves
+// that no other leader existed when the reads behind it ran. Losing it changes no keyspace.
+void ClusterLog::ProposeQueued(std::unique_lock<std::mutex>& lock) {
+  EntryQueue::Entry e;
+  while (queue_.Take(kEntryBytes, &e)) {
+    std::string payload;
+    payload.reserve(kNonceBytes + e.records.size());
+    AppendLeU64(&payload, nonce_);
+    payload += e.records;
+    if (e.effects) ++effects_in_flight_;
+    lock.unlock();
+    node_->Propose(std::move(payload),
+                   [this, settles = std::move(e.settles), upto = e.upto, effects = e.effects](
+                       const ProposeResult& r) { Proposed(settles, upto, effects, r); });
+    lock.lock();
+  }
+}
+
+// On the Raft thread. A committed entry settles its units; a record number is committed once
+// every unit holding a number up to it is (the watermark, entry_queue.h). A failed entry
+// settles nothing before it: libraft reports a proposal made after its step-down at once
+// (kNotLeader) while earlier ones may still be pending, so every record not known committed,
+// up to the entry's last, is answered as lost (the client's connection closes: outcome
+// unknown), and the node is dirty if any entry with records was not known committed.
+void ClusterLog::Proposed(const std::vector<std::uint64_t>& settles, std::uint64_t upto,
+                          bool effects, const ProposeResult& r) {
   const bool ok = r.status == ProposeStatus::kOk;
   bool dirty = false;
-  std::uint64_t unsettled = from;
+  bool draining = false;
+  std::uint64_t unsettled = 0;
   {
     std::lock_guard lock(mu_);
-    if (ok) {
-      committed_ = std::max(committed_, upto);
-    } else {
-      unsettled = committed_;
+    if (effects) --effects_in_flight_;
+    unsettled = queue_.watermark();
+    if (!ok) {
       lost_.emplace_back(unsettled, upto);
       if (lost_.size() > 1024) lost_.pop_front();
-      dirty = r.status != ProposeStatus::kShutdown && (effects || effects_upto_ > committed_);
+      dirty = r.status != ProposeStatus::kShutdown && (effects || effects_in_flight_ > 0);
+      ReleaseWaiters(upto, false);
     }
-    auto end = waiters_.upper_bound(upto);
-    for (auto it = waiters_.begin(); it != end; ++it) {
-      boost::asio::post(*it->second.on, [done = std::move(it->second.done), ok] { done(ok); });
-    }
-    waiters_.erase(waiters_.begin(), end);
+    queue_.Settle(settles);
+    ReleaseWaiters(queue_.watermark(), true);
+    draining = drain_state_ != DrainState::kIdle;
   }
+  if (draining) cv_.notify_all();  // the drain waits for this
   if (dirty && !dirty_.exchange(true)) {
     // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
     // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as
@@ -236,6 +201,15 @@ void ClusterLog::Proposed(std::uint64_t from, std::uint64_t upto, bool effects,
   }
 }
 
+// Under mu_: the waiters for records up to `upto` get `ok`.
+void ClusterLog::ReleaseWaiters(std::uint64_t upto, bool ok) {
+  auto end = waiters_.upper_bound(upto);
+  for (auto it = waiters_.begin(); it != end; ++it) {
+    boost::asio::post(*it->second.on, [done = std::move(it->second.done), ok] { done(ok); });
+  }
+  waiters_.erase(waiters_.begin(), end);
+}
+
 bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done,
                                boost::asio::io_context& on) {
   std::lock_guard lock(mu_);
@@ -245,7 +219,7 @@ bool ClusterLog::WhenCommitted(std::uint64_t seq, std::function<void(bool)> done
       return true;
     }
   }
-  if (seq <= committed_) return false;
+  if (seq <= queue_.watermark()) return false;
   if (stopping_) {
     boost::asio::post(on, [done = std::move(done)] { done(false); });
     return true;
@@ -265,8 +239,7 @@ void ClusterLog::FenceRead() {
   std::uint64_t seq;
   {
     std::lock_guard lock(mu_);
-    seq = leased ? appended_ : ++appended_;
-    if (!leased) marker_ = true;
+    seq = leased ? queue_.appended() : queue_.Marker();
   }
   if (!leased) cv_.notify_one();
   if (seq > journal::detail::t_last_seq) journal::detail::t_last_seq = seq;
@@ -345,6 +318,15 @@ bool ClusterLog::ApplyFromLog(std::string_view records, bool replace, std::strin
   const journal::Databases dbs{p_.dbs,
                                [this](int db) -> store::Keyspace& { return p_.database(db); }};
   t_applying = true;
+  // Every shard held for the whole entry (or snapshot), so that nothing on this node sees part
+  // of one, as a reader on the leader never sees part of a command (TEST.LOCAL-EXISTS reads a
+  // follower so); the appliers' own locks then lock nothing (store/shard_guard.h).
+  const struct Held {
+    std::vector<store::Shard*> shards;
+    ~Held() {
+      for (auto it = shards.rbegin(); it != shards.rend(); ++it) store::UnlockShard(**it);
+    }
+  } held{LockEveryShardToApply(p_.dbs)};
   if (replace) {
     for (int db = 0; db < p_.dbs.count(); ++db) {
       store::Keyspace* ks = p_.dbs.Find(db);

@@ -4,12 +4,16 @@
 //
 // On the leader, ClusterLog listens on the key-event seam as the journal does (the router's
 // replication slot) and encodes the resulting state of every key written, under the shard
-// lock, into one buffer in the journal's record format (journal/record_codec.h), each record
-// numbered like a journal record (journal::ThisThreadLastSeq). A proposer thread hands
-// everything buffered so far to RaftNode::Propose as one entry (group commit, as the journal's
-// batches), so the log holds the records in the order the shards applied them. A connection
-// holds its replies until the entry holding its last record is committed and applied,
-// through the journal's hold (journal::HoldUntilDurable -> WhenCommitted).
+// lock, in the journal's record format (journal/record_codec.h), each record numbered like a
+// journal record (journal::ThisThreadLastSeq). A thread's records go to a buffer of its own,
+// its unit (a command, an EXEC, a script, an expiry pass over one shard), which takes its
+// place in the log when the thread first releases a shard and is complete once it holds none
+// (store::LockPhases; entry_queue.h). A proposer thread hands the complete units at the front
+// to RaftNode::Propose, several whole units to an entry (group commit), so a follower applies
+// a unit whole or not at all, and the log holds units in the order the shards applied them
+// (docs/CLUSTER.md, "What a log entry is", says why). A connection holds its replies until its
+// last record is committed and applied, through the journal's hold
+// (journal::HoldUntilDurable -> WhenCommitted).
 //
 // Deadlines in an entry are relative: the journal's PXAT records written against a time base
 // of 0, so "PXAT n" in an entry means n ms after the entry is applied (the leader writes the
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "cluster/cluster_log_view.h"
+#include "cluster/entry_queue.h"
 #include "cluster/member_table.h"
 #include "cluster/raft_config.h"
 #include "cluster/raft_node.h"
@@ -141,10 +146,18 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
     boost::asio::io_context* on;
     std::function<void(bool)> done;
   };
+  // The records this thread appended since its unit opened (cluster_log.cpp).
+  struct ThreadUnit;
+  static ThreadUnit& ThisThreadUnit();
   template <class Encode>
   void Append(int db, Encode&& encode);
+  void PlaceUnit(ThreadUnit& u);     // the thread's first shard release
+  void CompleteUnit(ThreadUnit& u);  // it holds no shard, or takes one again
   void RunProposer();
-  void Proposed(std::uint64_t from, std::uint64_t upto, bool effects, const ProposeResult& r);
+  void ProposeQueued(std::unique_lock<std::mutex>& lock);  // the queue's complete units
+  void ReleaseWaiters(std::uint64_t upto, bool ok);
+  void Proposed(const std::vector<std::uint64_t>& settles, std::uint64_t upto, bool effects,
+                const ProposeResult& r);
   void RefreshRole();
   void CloseClientsOnDemotion();
   void RenewLease();  // the proposer's, after RefreshRole
@@ -154,6 +167,13 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void EndHandOver(const std::string& error);
   void HandOverBeforeStop();
   bool Recording() const;
+  // The snapshot drain (cluster_snapshot.cpp): a leader whose snapshot was refused with
+  // writes in flight holds every shard, proposes what is queued and waits until it is
+  // applied, so that libraft's next attempt, right after that apply, finds a clean cut.
+  void Drain();
+  bool CleanCut(std::uint64_t swaps) const;  // under mu_, every shard held
+  std::vector<std::pair<int, store::Keyspace*>> ListDatabases() const;
+  std::string WriteSnapshot(const std::vector<std::pair<int, store::Keyspace*>>& dbs, bool drained);
   // cluster_members.cpp: a member entry applied (on the Raft thread; false: unreadable), and a
   // new leader's entry with its own client address when the table does not hold it.
   bool ApplyMemberEntry(std::string_view after_nonce, std::string* error);
@@ -170,13 +190,9 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
 
   mutable std::mutex mu_;  // the fields below
   std::condition_variable cv_;
-  std::string buf_;              // records not proposed yet
-  int selected_db_ = 0;          // the database of the last record in buf_ (each entry starts in 0)
-  std::uint64_t appended_ = 0;   // records and read markers
-  bool marker_ = false;          // a read waits for the next entry (buf_ may be empty)
-  std::uint64_t proposed_ = 0;   // records up to here are in proposed entries
-  std::uint64_t committed_ = 0;  // ... and up to here committed and applied
-  std::uint64_t effects_upto_ = 0;  // the last proposed entry with records (not markers only)
+  // Record numbers, units placed and not proposed, read markers, the commit watermark.
+  EntryQueue queue_;
+  std::size_t effects_in_flight_ = 0;  // proposed entries with records, not settled
   std::deque<std::pair<std::uint64_t, std::uint64_t>> lost_;  // record ranges never committed
   std::multimap<std::uint64_t, Waiter> waiters_;
   bool stopping_ = false;
@@ -198,7 +214,15 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   std::chrono::steady_clock::time_point handover_deadline_{};
   RaftNode::ChangeDone handover_done_;
   std::uint64_t snapshots_refused_ = 0;  // Raft thread: since the last snapshot taken
-  MemberTable members_;                  // client addresses from member entries and snapshots
+  // The drain: due (set by a refused Snapshot on the leader), and its state under mu_.
+  enum class DrainState { kIdle, kHolding, kSnapshotting, kDone };
+  std::atomic<bool> drain_due_{false};
+  DrainState drain_state_ = DrainState::kIdle;
+  std::vector<std::pair<int, store::Keyspace*>> drain_dbs_;  // held by the proposer (kHolding)
+  std::uint64_t drain_swaps_ = 0;
+  bool snapshot_wanted_ = false;  // refused as busy on the leader, none taken since
+  std::chrono::steady_clock::time_point next_drain_{};  // proposer: after a drain that failed
+  MemberTable members_;  // client addresses from member entries and snapshots
 };
 
 }  // namespace latch::cluster

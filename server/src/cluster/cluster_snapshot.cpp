@@ -64,38 +64,106 @@ double ThreadCpuMs() {
 std::optional<std::string> ClusterLog::Snapshot() {
   const auto started = std::chrono::steady_clock::now();
   const double cpu_started = ThreadCpuMs();
-  // A SWAPDB between reading the databases' keyspaces and holding them would write one's keys
-  // under the other's number: then try again later. Once held, none can swap.
-  const std::uint64_t swaps = p_.dbs.swaps();
+  std::vector<std::pair<int, store::Keyspace*>> dbs;
+  std::vector<store::Shard*> held;
+  // A drain holds every shard for this snapshot (Drain, below): nothing to lock or release.
+  bool drained = false;
+  {
+    std::lock_guard lock(mu_);
+    if (drain_state_ == DrainState::kHolding) {
+      if (!CleanCut(drain_swaps_)) {
+        ++snapshots_refused_;
+        return std::nullopt;  // libraft asks again after the drain's entry applies
+      }
+      drain_state_ = DrainState::kSnapshotting;
+      dbs = drain_dbs_;
+      drained = true;
+    }
+  }
+  if (!drained) {
+    // A SWAPDB between reading the databases' keyspaces and holding them would write one's
+    // keys under the other's number: then try again later. Once held, none can swap.
+    const std::uint64_t swaps = p_.dbs.swaps();
+    dbs = ListDatabases();
+    const std::chrono::milliseconds budget(
+        std::max<std::int64_t>(1, config_.heartbeat_interval_ms / 2));
+    bool clean = LockAll(dbs, budget, &held);
+    bool busy = false;
+    if (clean) {
+      std::lock_guard lock(mu_);
+      clean = CleanCut(swaps);
+      busy = !clean && !dirty_;
+      if (busy) snapshot_wanted_ = true;
+    }
+    if (!clean) {
+      for (auto it = held.rbegin(); it != held.rend(); ++it) store::UnlockShard(**it);
+      ++snapshots_refused_;
+      // Writes in flight: a leader drains (the proposer pauses), so that the next attempt
+      // succeeds under continuous writes too.
+      if (busy && leader_.load()) {
+        drain_due_ = true;
+        cv_.notify_all();
+      }
+      return std::nullopt;
+    }
+  }
+  const auto drain_done = [&] {
+    std::lock_guard lock(mu_);
+    snapshot_wanted_ = false;  // a drain due for this one has nothing left to do
+    if (!drained) return;
+    drain_state_ = DrainState::kDone;
+    cv_.notify_all();
+  };
+  std::string out;
+  try {
+    out = WriteSnapshot(dbs, drained);
+  } catch (...) {
+    drain_done();
+    throw;
+  }
+  drain_done();
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
+  p_.log.info(
+      "Raft node {}: snapshot of {} bytes taken in {:.1f} ms, {:.1f} ms of CPU ({} attempts "
+      "refused with writes in flight before it{})",
+      config_.id, out.size(), took.count(), ThreadCpuMs() - cpu_started, snapshots_refused_,
+      drained ? "; the proposer drained for it" : "");
+  snapshots_refused_ = 0;
+  return out;
+}
+
+// Under mu_, every shard of the databases held: the keyspace is exactly what the committed
+// units hold. No thread has a unit open on them (a unit is placed before its thread releases
+// a shard, and these are all held), so the queued and proposed units must all be committed.
+bool ClusterLog::CleanCut(std::uint64_t swaps) const {
+  return !queue_.queued() && effects_in_flight_ == 0 && !dirty_ && p_.dbs.swaps() == swaps;
+}
+
+std::vector<std::pair<int, store::Keyspace*>> ClusterLog::ListDatabases() const {
   std::vector<std::pair<int, store::Keyspace*>> dbs;
   for (int db = 0; db < p_.dbs.count(); ++db) {
     if (store::Keyspace* ks = p_.dbs.Find(db)) dbs.emplace_back(db, ks);
   }
-  std::vector<store::Shard*> held;
-  const std::chrono::milliseconds budget(
-      std::max<std::int64_t>(1, config_.heartbeat_interval_ms / 2));
-  bool clean = LockAll(dbs, budget, &held);
-  if (clean) {
-    std::lock_guard lock(mu_);
-    clean = buf_.empty() && effects_upto_ <= committed_ && !dirty_ && p_.dbs.swaps() == swaps;
-  }
-  if (!clean) {
-    for (auto it = held.rbegin(); it != held.rend(); ++it) store::UnlockShard(**it);
-    ++snapshots_refused_;
-    return std::nullopt;
-  }
+  return dbs;
+}
+
+// The databases' shards are held: by this thread (released as they are written), or by the
+// drain (`drained`: left held, the proposer releases them).
+std::string ClusterLog::WriteSnapshot(const std::vector<std::pair<int, store::Keyspace*>>& dbs,
+                                      bool drained) {
   // WriteBase visits the databases in `dbs` order and each one's shards in index order: the
   // shards not released yet when it stops are the tail of that order.
   std::vector<store::Shard*> order;
   for (const auto& [db, ks] : dbs) {
     for (int i = 0; i < ks->shard_count(); ++i) order.push_back(&ks->shard(i));
   }
-  std::size_t released = 0;
+  std::size_t released = drained ? order.size() : 0;
   std::string records;
   const journal::BaseWriter writer{
-      .lock = [](store::Shard&) { return true; },  // held since LockAll
+      .lock = [](store::Shard&) { return true; },  // held since LockAll, or by the drain
       .unlock =
           [&](store::Shard& s) {
+            if (drained) return;
             store::UnlockShard(s);
             ++released;
           },
@@ -111,14 +179,69 @@ std::optional<std::string> ClusterLog::Snapshot() {
   }
   // The member table is written on this thread only: it is exactly the state at N too.
   const std::string members = EncodeMemberSection(members_.Copy());
-  std::string out = EncodeSnapshot(members, records);
-  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
-  p_.log.info(
-      "Raft node {}: snapshot of {} bytes taken in {:.1f} ms, {:.1f} ms of CPU ({} attempts "
-      "refused with writes in flight before it)",
-      config_.id, out.size(), took.count(), ThreadCpuMs() - cpu_started, snapshots_refused_);
-  snapshots_refused_ = 0;
-  return out;
+  return EncodeSnapshot(members, records);
+}
+
+// On the proposer thread, when a snapshot was refused on the leader with writes in flight
+// (docs/CLUSTER.md, "Snapshots": the drain). Every shard is taken (the snapshot's bounded
+// wait: a script holding them makes the drain give up), so no command, expiry or hand-off adds
+// effects; every unit is then complete (none can be open on a thread holding no shard), and
+// what is queued is proposed with a read marker behind it, so that libraft applies at least
+// one entry and asks for the snapshot again right after it. That attempt finds the cut clean
+// and writes the shards under this hold. Commands wait at their shard locks meanwhile (their
+// replies a little longer); nothing is refused. Bounded by a quarter of the election timeout:
+// an entry that does not commit by then (a lost majority) ends the drain, and the next waits
+// a second. No deadlock: the Raft thread never waits for this thread (a snapshot it starts
+// during the hold reads the held shards, and this thread waits for it to end), and no other
+// lock is held while shards are taken.
+void ClusterLog::Drain() {
+  const auto started = std::chrono::steady_clock::now();
+  if (started < next_drain_ || !leader_.load()) return;
+  const std::uint64_t swaps = p_.dbs.swaps();
+  std::vector<std::pair<int, store::Keyspace*>> dbs = ListDatabases();
+  std::vector<store::Shard*> held;
+  const std::chrono::milliseconds budget(
+      std::max<std::int64_t>(1, config_.heartbeat_interval_ms / 2));
+  if (!LockAll(dbs, budget, &held)) {
+    // Busy shards (clients between two commands, or a script): the next refusal tries again
+    // a little later, so that a script holding every shard is not met with a wait per apply.
+    next_drain_ = started + std::chrono::milliseconds(20);
+    p_.log.debug("Raft node {}: no drain: the shards stayed busy for {} ms", config_.id,
+                 budget.count());
+    return;
+  }
+  {
+    // A snapshot taken since the refusal (a quiet moment came first): nothing to drain for.
+    std::lock_guard lock(mu_);
+    if (!snapshot_wanted_) {
+      for (auto it = held.rbegin(); it != held.rend(); ++it) store::UnlockShard(**it);
+      return;
+    }
+  }
+  const auto limit = started + std::chrono::milliseconds(
+                                   std::max<std::int64_t>(10, config_.election_timeout_ms / 4));
+  bool taken = false;
+  {
+    std::unique_lock lock(mu_);
+    // Holding before anything is proposed: the snapshot after the marker's apply must see it.
+    drain_dbs_ = std::move(dbs);
+    drain_swaps_ = swaps;
+    drain_state_ = DrainState::kHolding;
+    queue_.Marker();
+    ProposeQueued(lock);
+    cv_.wait_until(lock, limit, [&] { return drain_state_ == DrainState::kDone || stopping_; });
+    // A snapshot that started reads the held shards: it ends before they are released.
+    cv_.wait(lock, [&] { return drain_state_ != DrainState::kSnapshotting; });
+    taken = drain_state_ == DrainState::kDone;
+    drain_state_ = DrainState::kIdle;
+    drain_dbs_.clear();
+  }
+  for (auto it = held.rbegin(); it != held.rend(); ++it) store::UnlockShard(**it);
+  const std::chrono::duration<double, std::milli> paused =
+      std::chrono::steady_clock::now() - started;
+  if (!taken) next_drain_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  p_.log.info("Raft node {}: drained for a snapshot: writes paused {:.1f} ms{}", config_.id,
+              paused.count(), taken ? "" : " (no snapshot: entries did not apply in time)");
 }
 
 // On the Raft thread: at start-up (the last snapshot on disk) or from the leader. The bytes

@@ -15,6 +15,9 @@
 //   TEST.FAULT RAFT-HEAL  -> OK: the Raft link is whole again (CLEAR does it too)
 //   TEST.COUNTS           -> map: command name -> times run (test mode counts them)
 //   TEST.RESET            -> faults cleared (Raft link healed), counters zeroed, keys flushed
+//   TEST.LOCAL-EXISTS key [key ...] -> how many of the keys exist in this node's own keyspace
+//              (the session's database, every shard held), whatever its Raft role: a
+//              follower's state as applied, which its clients never read (docs/CLUSTER.md)
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -25,6 +28,7 @@
 #include "commands/clock_advance.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/key_lock.h"
 #include "latch/protocol/error_arg.h"
 
 namespace latch {
@@ -205,6 +209,21 @@ void CountsCommand(CommandContext& ctx) {
   }
 }
 
+// Not flagged readonly, so neither relayed to the leader nor refused on a follower; every
+// shard of the database is held, so the count is of one state between two applied entries.
+void LocalExistsCommand(CommandContext& ctx) {
+  if (!Enabled(ctx)) return;
+  store::Keyspace& ks = ctx.db();
+  ShardSet all;
+  if (!all.LockAll(ks, GiveUpFlag(ctx))) return ctx.out.Error(errors::kBusyScript);
+  std::int64_t found = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    const KeyRef k = Resolve(ks, ctx.arg(i));
+    if (k.shard->Peek(k.key, k.hash, ctx.now.mono_ms) != nullptr) ++found;
+  }
+  ctx.out.Integer(found);
+}
+
 // The FLUSHALL runs as this command's origin does (under EXEC it must not lock the shards
 // EXEC holds) and without a host, so that no fault or count applies to it.
 void TestResetCommand(CommandContext& ctx) {
@@ -243,6 +262,13 @@ void RegisterTestCommands(CommandTable& t) {
          .handler = CountsCommand,
          .group = "server",
          .summary = "Returns how many times each command ran (test mode only).",
+         .since = "0.1.0"});
+  t.Add({.name = "test.local-exists",
+         .arity = -2,
+         .flags = kFlags,
+         .handler = LocalExistsCommand,
+         .group = "server",
+         .summary = "Counts the keys that exist in this node's own keyspace (test mode only).",
          .since = "0.1.0"});
   t.Add({.name = "test.reset",
          .arity = 1,

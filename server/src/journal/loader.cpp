@@ -233,6 +233,8 @@ class Applier {
     std::vector<store::Shard*> held;  // the workers' active expiry runs meanwhile
     for (store::Keyspace* ks : {first, second}) {
       for (int i = 0; i < ks->shard_count(); ++i) {
+        // A cluster follower applies an entry with every shard held already (ApplyFromLog).
+        if (store::ThisThreadHolds(ks->shard(i))) continue;
         store::LockShard(ks->shard(i), nullptr);
         held.push_back(&ks->shard(i));
       }

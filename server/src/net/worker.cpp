@@ -12,6 +12,7 @@
 #include "journal/server_hooks.h"
 #include "metrics/latency_monitor.h"
 #include "net/connection.h"
+#include "store/shard_guard.h"
 
 namespace latch {
 namespace {
@@ -99,8 +100,13 @@ void Worker::Tick() {
       s.TickAccessClock(now);  // OBJECT IDLETIME's clock; needs no lock
       // A shard held by someone else (a script or EXEC holds them all) is skipped this time:
       // this thread must stay free to answer BUSY and SCRIPT KILL while a script runs.
-      std::unique_lock lock(s.mu(), std::try_to_lock);
-      if (!lock.owns_lock()) continue;
+      // Noted held (store/shard_guard.h): on a cluster node the pass's expiries and the
+      // hand-offs they cause are one log entry, closed before the shard is released.
+      if (!store::TryLockShard(s)) continue;
+      const struct Held {
+        store::Shard& s;
+        ~Held() { store::UnlockShard(s); }
+      } held{s};
       if (!state_.ExpiryPaused(now) &&  // CLIENT PAUSE holds expiry (and so lock hand-offs)
           !state_.client_pause->active_expire_off() &&  // DEBUG SET-ACTIVE-EXPIRE 0
           s.ExpireDue(now, kExpireBudgetPerShard) == kExpireBudgetPerShard) {
@@ -113,7 +119,8 @@ void Worker::Tick() {
   }
   if (const std::int64_t threshold = state_.latency_monitor_threshold.load(); threshold > 0) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - cycle_start).count();
+                        std::chrono::steady_clock::now() - cycle_start)
+                        .count();
     LatencySampleIfNeeded(state_.latency_monitor.get(), threshold, "expire-cycle", ms,
                           state_.clock->Now().wall_ms / 1000);
   }

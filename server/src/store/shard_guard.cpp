@@ -6,6 +6,8 @@
 namespace latch::store {
 namespace detail {
 thread_local constinit const Shard* t_held[kFixedHeld] = {};
+thread_local constinit LockPhases* t_lock_phases = nullptr;
+thread_local constinit int t_held_count = 0;
 }  // namespace detail
 
 namespace {
@@ -28,9 +30,11 @@ void NoteHeldHigh(const Shard& s) {
   t_more[i] = &s;
 }
 
-void NoteReleasedHigh(const Shard& s) {
+bool NoteReleasedHigh(const Shard& s) {
   const auto i = static_cast<std::size_t>(s.index()) - kFixedHeld;
-  if (i < t_more.size() && t_more[i] == &s) t_more[i] = nullptr;
+  if (i >= t_more.size() || t_more[i] != &s) return false;
+  t_more[i] = nullptr;
+  return true;
 }
 
 bool LockShardContended(Shard& s, const std::atomic<bool>* give_up) {

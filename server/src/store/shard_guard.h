@@ -14,6 +14,30 @@
 
 namespace latch::store {
 
+// A replication log's view of one thread's lock phases (cluster/cluster_log.h, docs/CLUSTER.md
+// "What a log entry is"): the records a thread appends under its shard locks form one unit,
+// which takes its place in the log when the thread first releases a shard (it still holds
+// every shard its records were written under) and is complete once the thread holds none, or
+// takes a shard again. The log sets the thread's listener while a unit is open and clears it
+// when the unit is complete; a single node never sets one (one thread-local load per lock).
+class LockPhases {
+ public:
+  // Before this thread releases a shard; `last`: it then holds none.
+  virtual void Releasing(bool last) = 0;
+  // After this thread took a shard.
+  virtual void Acquired() = 0;
+
+ protected:
+  ~LockPhases() = default;
+};
+
+namespace detail {
+extern thread_local constinit LockPhases* t_lock_phases;
+extern thread_local constinit int t_held_count;  // shards this thread holds
+}  // namespace detail
+inline void SetLockPhases(LockPhases* l) { detail::t_lock_phases = l; }
+inline int ThisThreadHeldCount() { return detail::t_held_count; }
+
 namespace detail {
 // Indexed by shard index: the shard this thread holds at that index, or nullptr. The first
 // kFixedHeld indexes (every default configuration) live in a plain array, checked inline on
@@ -22,7 +46,7 @@ inline constexpr std::size_t kFixedHeld = 64;
 extern thread_local constinit const Shard* t_held[kFixedHeld];
 bool ThisThreadHoldsHigh(const Shard& s);
 void NoteHeldHigh(const Shard& s);
-void NoteReleasedHigh(const Shard& s);
+bool NoteReleasedHigh(const Shard& s);  // false: not held
 bool LockShardContended(Shard& s, const std::atomic<bool>* give_up);
 }  // namespace detail
 
@@ -38,12 +62,20 @@ inline void NoteHeld(const Shard& s) {
   } else {
     detail::NoteHeldHigh(s);
   }
+  ++detail::t_held_count;
+  if (detail::t_lock_phases != nullptr) [[unlikely]]
+    detail::t_lock_phases->Acquired();
 }
 // Before unlocking s.
 inline void NoteReleased(const Shard& s) {
   const auto i = static_cast<std::size_t>(s.index());
-  if (i >= detail::kFixedHeld) return detail::NoteReleasedHigh(s);
-  if (detail::t_held[i] == &s) detail::t_held[i] = nullptr;
+  const bool held = i >= detail::kFixedHeld ? detail::NoteReleasedHigh(s) : detail::t_held[i] == &s;
+  if (!held) return;
+  if (i < detail::kFixedHeld) detail::t_held[i] = nullptr;
+  --detail::t_held_count;
+  if (detail::t_lock_phases != nullptr) [[unlikely]] {
+    detail::t_lock_phases->Releasing(detail::t_held_count == 0);
+  }
 }
 
 // Waits for s's lock and notes it held. With `give_up` (a client's command) the wait is
@@ -54,6 +86,12 @@ inline void NoteReleased(const Shard& s) {
 // Uncontended (nearly every command): one try_lock, inline.
 inline bool LockShard(Shard& s, const std::atomic<bool>* give_up) {
   if (!s.mu().try_lock()) return detail::LockShardContended(s, give_up);
+  NoteHeld(s);
+  return true;
+}
+// One try_lock, noted held when taken (the worker tick's active expiry: a held shard is skipped).
+inline bool TryLockShard(Shard& s) {
+  if (!s.mu().try_lock()) return false;
   NoteHeld(s);
   return true;
 }
