@@ -118,8 +118,10 @@ int RunLatchdWithoutIoUring(std::string* output) {
     output->append(buf, static_cast<std::size_t>(n));
   }
   ::close(pipe_fds[0]);
+  // The output's end comes a moment before the exit can be reaped.
   int status = 0;
-  if (::waitpid(pid, &status, WNOHANG) != pid) {
+  const bool exited = Eventually([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, 10s);
+  if (!exited) {
     ::kill(pid, SIGKILL);  // still running: it served without io_uring, which is the failure
     ::waitpid(pid, &status, 0);
     return -2;
