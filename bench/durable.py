@@ -48,7 +48,8 @@ def make_servers(args, root, log_dir):
             journal = ["--appendonly", "yes", "--appendfsync", policy, "--dir", d]
         if kind == "latch":
             argv = lambda p, j=journal: [args.latchd, "--port", str(p), "--bind", "127.0.0.1",
-                                         "--io-threads", str(args.latch_io_threads)] + j
+                                         "--io-threads", str(args.latch_io_threads),
+                                         "--io-engine", args.io_engine] + j
         else:
             # RESP journal as latchd's (no RDB preamble), no snapshots.
             argv = lambda p, j=journal: ["redis-server", "--port", str(p), "--bind",

@@ -4,11 +4,17 @@
 // SCRIPT -> a 40-character SHA, commands that answer integers in the lock workloads
 // (EVALSHA, DEL, DELEX, LOCK.*, INCR, DBSIZE) -> :1, anything else -> +OK.
 // All replies of one read batch go out in one write, as latchd does.
+// --engine uring (built with liburing): the same on one io_uring instead of epoll, as latchd's
+// io-engine uring: a receive per client, its replies in one send, the next receive once the
+// send is done, and one io_uring_enter per pass (it submits what the last pass queued and
+// waits for the next completions; latchd's workers wait in epoll and submit apart, one more
+// call per pass: this is the ceiling of the engine, not of latchd's integration of it).
 //
-//   null_server --port N [--bind 127.0.0.1]
+//   null_server --port N [--bind 127.0.0.1] [--engine epoll|uring]
 //
 // Ends on SIGINT/SIGTERM. Not a server to use: no limits beyond the parser's own.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -16,6 +22,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +30,10 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+
+#if LATCH_HAVE_URING
+#include <liburing.h>
+#endif
 
 #include "latch/protocol/request_parser.h"
 
@@ -119,17 +130,119 @@ int Listen(const char* bind_addr, int port) {
   return fd;
 }
 
+#if LATCH_HAVE_URING
+// user_data: the client, with the low bit set for a send (Client is aligned); null: the accept.
+constexpr std::uintptr_t kSendBit = 1;
+
+void QueueRecv(io_uring* ring, Client* c, char* buf, std::size_t size) {
+  io_uring_sqe* sqe = io_uring_get_sqe(ring);
+  if (sqe == nullptr) {
+    io_uring_submit(ring);
+    sqe = io_uring_get_sqe(ring);
+  }
+  io_uring_prep_recv(sqe, c->fd, buf, size, 0);
+  io_uring_sqe_set_data(sqe, c);
+}
+
+void QueueSend(io_uring* ring, Client* c) {
+  io_uring_sqe* sqe = io_uring_get_sqe(ring);
+  if (sqe == nullptr) {
+    io_uring_submit(ring);
+    sqe = io_uring_get_sqe(ring);
+  }
+  io_uring_prep_send(sqe, c->fd, c->out.data(), c->out.size(), MSG_NOSIGNAL);
+  sqe->user_data = reinterpret_cast<std::uintptr_t>(c) | kSendBit;
+}
+
+void QueueAccept(io_uring* ring, int lfd) {
+  io_uring_sqe* sqe = io_uring_get_sqe(ring);
+  io_uring_prep_accept(sqe, lfd, nullptr, nullptr, SOCK_CLOEXEC);
+  io_uring_sqe_set_data(sqe, nullptr);
+}
+
+// Each client has its own receive buffer: its receive is in flight while others complete.
+struct UringClient : Client {
+  char buf[16 * 1024];
+};
+
+int RunUring(int lfd) {
+  io_uring ring;
+  io_uring_params p{};
+  p.flags = IORING_SETUP_CQSIZE;
+  p.cq_entries = 8192;
+  if (int r = io_uring_queue_init_params(1024, &ring, &p); r < 0) {
+    std::fprintf(stderr, "null_server: io_uring_queue_init: %s\n", std::strerror(-r));
+    return 1;
+  }
+  std::unordered_map<int, std::unique_ptr<UringClient>> clients;
+  QueueAccept(&ring, lfd);
+  for (;;) {
+    // One call per pass: what the last pass queued goes in, the next completions come out.
+    if (int r = io_uring_submit_and_wait(&ring, 1); r < 0 && r != -EINTR) return 1;
+    io_uring_cqe* cqe = nullptr;
+    while (io_uring_peek_cqe(&ring, &cqe) == 0 && cqe != nullptr) {
+      const std::uintptr_t data = cqe->user_data;
+      const int res = cqe->res;
+      io_uring_cqe_seen(&ring, cqe);
+      if (data == 0) {
+        if (res >= 0) {
+          int one = 1;
+          ::setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+          auto c = std::make_unique<UringClient>();
+          c->fd = res;
+          QueueRecv(&ring, c.get(), c->buf, sizeof c->buf);
+          clients.emplace(res, std::move(c));
+        }
+        QueueAccept(&ring, lfd);
+        continue;
+      }
+      // A client has one operation in flight at a time: a receive, or the send of its replies
+      // (a short send continues with the rest).
+      auto* c = reinterpret_cast<UringClient*>(data & ~kSendBit);
+      bool queued = false;
+      if (res > 0 && (data & kSendBit) != 0) {
+        c->out.erase(0, static_cast<std::size_t>(res));
+        if (c->out.empty()) {
+          QueueRecv(&ring, c, c->buf, sizeof c->buf);
+        } else {
+          QueueSend(&ring, c);
+        }
+        queued = true;
+      } else if (res > 0) {
+        c->in.append(c->buf, static_cast<std::size_t>(res));
+        const bool ok = Process(c);
+        if (!c->out.empty()) {
+          QueueSend(&ring, c);
+          queued = true;
+        } else if (ok) {
+          QueueRecv(&ring, c, c->buf, sizeof c->buf);
+          queued = true;
+        }
+      }
+      if (!queued) {  // closed by the peer, an error, or a protocol error with nothing to send
+        const int fd = c->fd;
+        ::close(fd);
+        clients.erase(fd);
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int port = 0;
   const char* bind_addr = "127.0.0.1";
+  const char* engine = "epoll";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--port") == 0) port = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--bind") == 0) bind_addr = argv[i + 1];
+    if (std::strcmp(argv[i], "--engine") == 0) engine = argv[i + 1];
   }
-  if (port <= 0) {
-    std::fprintf(stderr, "usage: null_server --port N [--bind 127.0.0.1]\n");
+  const bool uring = std::strcmp(engine, "uring") == 0;
+  if (port <= 0 || (!uring && std::strcmp(engine, "epoll") != 0)) {
+    std::fprintf(stderr, "usage: null_server --port N [--bind 127.0.0.1] [--engine epoll|uring]\n");
     return 2;
   }
   int lfd = Listen(bind_addr, port);
@@ -137,6 +250,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "null_server: cannot listen on %s:%d: %s\n", bind_addr, port,
                  std::strerror(errno));
     return 1;
+  }
+  if (uring) {
+#if LATCH_HAVE_URING
+    // Blocking accepts: io_uring polls the listener itself.
+    ::fcntl(lfd, F_SETFL, ::fcntl(lfd, F_GETFL) & ~O_NONBLOCK);
+    std::fprintf(stderr, "null_server listening on %s:%d (io_uring)\n", bind_addr, port);
+    return RunUring(lfd);
+#else
+    std::fprintf(stderr, "null_server: built without liburing: no --engine uring\n");
+    return 2;
+#endif
   }
   // SIGINT/SIGTERM keep their default action (terminate): there is no state to save.
   int ep = ::epoll_create1(EPOLL_CLOEXEC);

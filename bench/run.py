@@ -553,10 +553,11 @@ def markdown(report):
     m = report["machine"]
     lines = [
         "Run %s (%s mode, %d rounds), %d CPUs (%s), 1-min load at start %s. "
-        "latchd --io-threads %d vs redis-server %s; ratio = median of per-round latch/Redis rps; "
+        "latchd --io-threads %d --io-engine %s vs redis-server %s; ratio = median of per-round latch/Redis rps; "
         "null = the ceiling (parses, answers, stores nothing). Latency in us, CPU in us/request."
         % (report["date"], report["mode"], report["rounds"], m["nproc"], m["model"],
-           m["load_at_start"], report["latch_io_threads"], report["redis_version"]), "",
+           m["load_at_start"], report["latch_io_threads"], report.get("io_engine", "epoll"),
+           report["redis_version"]), "",
         "| workload | latch rps | p50 | p99 | CPU | Redis rps | p50 | p99 | CPU | latch/Redis |"
         " null rps (ceiling) | null/Redis | target |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
@@ -701,6 +702,10 @@ def main():
     # request 0.72-0.81x Redis's with 1, 1.16-1.19x with 2).
     ap.add_argument("--latch-io-threads", type=int, default=1,
                     help="latchd's --io-threads (default 1)")
+    # io-engine (issue 26, goal 3): latchd's --io-engine, and null_server's --engine, so that the
+    # ceiling is measured on the same engine.
+    ap.add_argument("--io-engine", choices=["epoll", "uring"], default="epoll",
+                    help="latchd's --io-engine and null_server's --engine (default epoll)")
     ap.add_argument("--filter", default="", help="run throughput workloads whose name contains this")
     ap.add_argument("--update-readme", action="store_true", help="write the table into README.md")
     # Durable modes: both servers journal with the same directives (appendonly yes and this
@@ -747,17 +752,20 @@ def main():
                              "--dir", d]
     servers = {
         "latch": Server("latch", lambda p: [args.latchd, "--port", str(p), "--bind", "127.0.0.1",
-                                            "--io-threads", str(args.latch_io_threads)]
+                                            "--io-threads", str(args.latch_io_threads),
+                                            "--io-engine", args.io_engine]
                         + journal["latch"], log_dir),
         "redis": Server("redis", lambda p: ["redis-server", "--port", str(p), "--bind",
                                             "127.0.0.1", "--save", ""] + journal["redis"],
                         log_dir),
-        "null": Server("null", lambda p: [args.null, "--port", str(p)], log_dir),
+        "null": Server("null", lambda p: [args.null, "--port", str(p), "--engine", args.io_engine],
+                       log_dir),
     }
     report = {"expiry_timeout": args.expiry_timeout,
               "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
               "mode": "quick" if quick else "full", "rounds": rounds, "machine": machine(),
-              "latch_io_threads": args.latch_io_threads, "appendfsync": args.appendfsync or "off"}
+              "latch_io_threads": args.latch_io_threads, "appendfsync": args.appendfsync or "off",
+              "io_engine": args.io_engine}
     try:
         for s in servers.values():
             s.start()

@@ -57,6 +57,16 @@ if(LATCH_CLUSTER)
   latch_require(LIBUV_FOUND "libuv1-dev" "libuv (pkg-config libuv)")
 endif()
 
+# liburing (2.3 in Debian 12) for io-engine uring (server/src/net/uring_ring.cpp). Optional:
+# without it latchd builds, and `io-engine uring` stops its start with the reason.
+if(PkgConfig_FOUND)
+  pkg_check_modules(LIBURING QUIET IMPORTED_TARGET liburing>=2.1)
+endif()
+option(LATCH_URING "Build io-engine uring (needs liburing)" ${LIBURING_FOUND})
+if(LATCH_URING)
+  latch_require(LIBURING_FOUND "liburing-dev" "liburing (pkg-config liburing)")
+endif()
+
 # libpq for the reservation demo (demo/reservation). Optional: without it the demo is skipped,
 # the rest of latch builds. Its tests also need a PostgreSQL server's binaries (initdb,
 # postgres), found here and checked when the tests run.

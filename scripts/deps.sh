@@ -18,6 +18,7 @@ BUILD_PACKAGES=(
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
   libpq-dev libssl-dev
   libraft-dev libuv1-dev  # latch_cluster (Raft, docs/CLUSTER.md); not linked into latchd yet
+  liburing-dev  # io-engine uring (docs/design/io_engine.md); latchd builds without it
 )
 # Test-only: the differential test and the tool tests run real redis-server, redis-cli and
 # redis-benchmark; the compat tests use redis-py and Node.js clients; scripts/sanitize.sh

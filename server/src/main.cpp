@@ -221,6 +221,11 @@ int main(int argc, char** argv) {
     // The port was bound: what failed came after it (the journal's load) and is logged.
     if (server.port() != 0) return 1;
     // The TLS files: the server logged Redis's lines (nothing was listening yet).
+    if (std::string_view(e.what()).starts_with("io-engine uring")) {
+      spdlog::critical("{}, aborting", e.what());
+      if (!options.logfile.empty()) std::cerr << e.what() << ", aborting\n";
+      return 1;
+    }
     if (std::string_view(e.what()).starts_with("Failed to configure TLS")) {
       if (!options.logfile.empty()) std::cerr << e.what() << '\n';
       return 1;

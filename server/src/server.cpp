@@ -20,6 +20,7 @@
 #include "net/tls_config_set.h"
 #include "net/tls_context.h"
 #include "net/unix_listener.h"
+#include "net/uring_ring.h"
 #include "net/worker.h"
 #include "rest/rest_endpoint.h"
 #include "scripting/script_engine.h"
@@ -78,6 +79,13 @@ int ServerImpl::StartServing(bool* started) {
   acl::LoadUsersAtStartup(state_);  // throws on a broken user line or aclfile
   *started = true;
   ListenConfig c = ReadListenConfig();
+  if (c.uring) {
+    // Before anything listens: a kernel that refuses io_uring (io_uring_disabled, a seccomp
+    // filter, a kernel before 5.6) stops the start with the reason, as a bad TLS file does.
+    if (const std::string why = UringRing::Probe(); !why.empty()) {
+      throw std::runtime_error("io-engine uring is not available: " + why);
+    }
+  }
   // A server can be started again after stop(): run what an earlier run left queued
   // (a SHUTDOWN's close that came after the accept thread ended) before the new listener
   // exists, then make the context runnable again.
@@ -97,7 +105,7 @@ int ServerImpl::StartServing(bool* started) {
   cluster::StartNode(state_);
   std::string rest_first;
   const std::string first = OpenAllListeners(c, &rest_first);
-  StartWorkers();
+  StartWorkers(c.uring);
   // -LOADING until the journal is loaded (Start); without one there is nothing to load, and a
   // client that connects as soon as the port opens gets its PONG, as from Redis.
   state_.loading = c.journal_to_load;
@@ -126,12 +134,13 @@ ServerImpl::ListenConfig ServerImpl::ReadListenConfig() {
   c.unixsocketperm = o.unixsocketperm;
   c.journal_to_load = o.appendonly;
   c.restart_delay = o.lock_restart_delay;
+  c.uring = o.io_engine == "uring";
   return c;
 }
 
-void ServerImpl::StartWorkers() {
+void ServerImpl::StartWorkers(bool uring) {
   for (int i = 0; i < threads_; ++i) {
-    workers_.push_back(std::make_unique<Worker>(i, state_));
+    workers_.push_back(std::make_unique<Worker>(i, state_, uring));
     rest_sessions_.push_back(std::make_unique<rest::SessionSet>());
   }
   for (int i = 0; i < threads_; ++i) {
@@ -147,6 +156,9 @@ void ServerImpl::LogListening(const std::string& first, const std::string& rest_
                    threads_, state_.dbs.shards_per_db());
   if (state_.metrics_port > 0) {
     state_.log->info("Prometheus metrics on http://{}:{}/metrics", first, state_.metrics_port);
+  }
+  if (!workers_.empty() && workers_.front()->ring() != nullptr) {
+    state_.log->info("io-engine uring: plain client connections on one io_uring per io thread");
   }
   if (unix_) state_.log->info("The server is now ready to accept connections at {}", unixsocket);
   if (rest_port_ > 0) {

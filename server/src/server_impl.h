@@ -60,6 +60,7 @@ class ServerImpl {
     std::string bind, rest_bind, unixsocket;
     int port = 0, metrics_port = 0, rest_port = 0, tls_port = 0, unixsocketperm = 0;
     bool journal_to_load = false;
+    bool uring = false;  // io-engine uring
     std::int64_t restart_delay = 0;
   };
   // kRest: an HTTP connection of the REST endpoint, served on the worker like a RESP one.
@@ -68,7 +69,7 @@ class ServerImpl {
   // Life cycle (server.cpp).
   int StartServing(bool* started);
   ListenConfig ReadListenConfig();
-  void StartWorkers();
+  void StartWorkers(bool uring);
   void LogListening(const std::string& first, const std::string& rest_first,
                     const std::string& unixsocket);
   std::shared_ptr<TlsContextSlot> MakeTlsSlot(const Options& o);

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "support/free_port.h"
+#include "support/io_engine.h"
 #include "support/port_owner.h"
 #include "support/raw_connection.h"
 
@@ -55,6 +56,8 @@ LatchdChild::Launch LatchdChild::LaunchOnce(milliseconds timeout) {
   std::vector<std::string> argv = {LATCHD_PATH, "--port",       std::to_string(port_),
                                    "--bind",    "127.0.0.1",    "--dir",
                                    dir_,        "--io-threads", "2"};
+  const std::vector<std::string> engine = TestIoEngineArgs();
+  argv.insert(argv.end(), engine.begin(), engine.end());
   argv.insert(argv.end(), args_.begin(), args_.end());
   // Built before fork(): the child only calls async-signal-safe functions.
   std::vector<std::string> env;

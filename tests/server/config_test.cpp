@@ -217,6 +217,7 @@ TEST(ConfigTextTest, EveryErrorNamesFileLineTextAndReason) {
       {"port 70000", "argument must be between 0 and 65535 inclusive"},
       {"port -1", "argument must be between 0 and 65535 inclusive"},
       {"io-threads 129", "argument must be between 0 and 128 inclusive"},
+      {"io-engine poll", "argument(s) must be one of the following: epoll, uring"},
       {"maxclients 0", "argument must be between 1 and 4294967295 inclusive"},
       {"timeout -1", "argument must be between 0 and 2147483647 inclusive"},
       {"timeout 1.5", "argument couldn't be parsed into an integer"},
@@ -504,6 +505,7 @@ TEST(ConfigDirectivesTest, EveryDirectiveRoundTrips) {
       {"latency-tracking", "no"},
       {"aclfile", "/etc/latch/users.acl"},
       {"databases", "32"},
+      {"io-engine", "uring"},
   };
   // dir does not round-trip (CONFIG GET shows the working directory), nor user (each line
   // adds a user; CONFIG GET does not list it, as Redis).
@@ -593,6 +595,9 @@ TEST(ConfigSetTest, ErrorsAreRedisTexts) {
             "config");
   EXPECT_EQ(Set(o, {"io-threads", "2"}),
             "ERR CONFIG SET failed (possibly related to argument 'io-threads') - can't set "
+            "immutable config");
+  EXPECT_EQ(Set(o, {"io-engine", "uring"}),
+            "ERR CONFIG SET failed (possibly related to argument 'io-engine') - can't set "
             "immutable config");
   EXPECT_EQ(Set(o, {"timeout", "10", "timeout", "20"}),
             "ERR CONFIG SET failed (possibly related to argument 'timeout') - duplicate "

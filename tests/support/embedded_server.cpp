@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "support/io_engine.h"
+
 namespace latch::test {
 
 Options EmbeddedServer::DefaultOptions() {
@@ -23,6 +25,7 @@ EmbeddedServer::EmbeddedServer(Options options, std::int64_t wall_ms)
   options.port = 0;
   options.bind = "127.0.0.1";
   options.clock = clock_;
+  ApplyTestIoEngine(options);
   server_ = std::make_unique<Server>(std::move(options));
   port_ = server_->start();
 }

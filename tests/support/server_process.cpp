@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "support/free_port.h"
+#include "support/io_engine.h"
 #include "support/port_owner.h"
 #include "support/raw_connection.h"
 
@@ -196,6 +197,8 @@ LatchdProcess::LatchdProcess(std::vector<std::string> extra_args, std::string co
         std::vector<std::string> argv = {LATCHD_PATH};
         if (!config_file.empty()) argv.push_back(config_file);
         argv.insert(argv.end(), {"--port", std::to_string(port), "--bind", "127.0.0.1"});
+        const std::vector<std::string> engine = TestIoEngineArgs();  // before: a test's wins
+        argv.insert(argv.end(), engine.begin(), engine.end());
         argv.insert(argv.end(), extra_args.begin(), extra_args.end());
         return argv;
       }) {}

@@ -23,6 +23,10 @@ struct Options {
   std::string rest_token;
   std::string rest_user = "default";
   int io_threads = 0;         // 0 = one per hardware thread
+  // How the io threads do the plain client connections' I/O: "epoll" (Asio's reactor) or
+  // "uring" (one io_uring per io thread; TLS, REST and /metrics stay on Asio). Start-up only;
+  // `uring` on a kernel that refuses io_uring stops the start (docs/design/io_engine.md).
+  std::string io_engine = "epoll";
   int shards = 0;             // power of two; 0 = 16 per io thread, rounded up
   std::string requirepass;    // empty = no password
   // ACL users: each `user` directive's text ("alice on >pw ~lock:* +@lock"), in file order,

@@ -196,6 +196,15 @@ SetResult SetProtectedAction(Options& o, std::string_view value) {
   return std::nullopt;
 }
 
+// io-engine: epoll | uring (net/uring_ring.h); whether the kernel allows io_uring is checked at
+// start-up, where it stops a server that asked for uring.
+SetResult SetIoEngine(Options& o, std::string_view value) {
+  const Parsed<int> parsed = ParseEnum(value, {"epoll", "uring"});
+  if (const std::string* reason = Reason(parsed)) return *reason;
+  o.io_engine = std::get<int>(parsed) == 0 ? "epoll" : "uring";
+  return std::nullopt;
+}
+
 // clock: system | manual (testing/test_mode.cpp makes the ManualClock at start-up).
 SetResult SetClockSource(Options& o, std::string_view value) {
   const Parsed<int> parsed = ParseEnum(value, {"system", "manual"});
@@ -334,6 +343,7 @@ constexpr std::array kDirectives = {
                     true},
     ConfigDirective{"io-threads", GetNumber<&Options::io_threads>,
                     SetInteger<&Options::io_threads, 0, kMaxIoThreads>, false},
+    ConfigDirective{"io-engine", GetString<&Options::io_engine>, SetIoEngine, false},
     ConfigDirective{"shards", GetNumber<&Options::shards>, SetShards, false},
     ConfigDirective{"requirepass", GetString<&Options::requirepass>,
                     SetString<&Options::requirepass>, true},

@@ -35,7 +35,7 @@ constexpr std::size_t kSealAbove = 256 * 1024;
 
 Connection::Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<TlsContext> tls,
                        ServerState& state, Worker& worker, std::shared_ptr<ClientInfo> info)
-    : stream_(std::move(socket), std::move(tls)),
+    : stream_(std::move(socket), tls, tls ? nullptr : worker.ring()),
       state_(state),
       worker_(worker),
       writer_(&out_, 2, &state.stats.errors),  // counts every error reply (errorstats)
@@ -53,10 +53,9 @@ Connection::~Connection() {
 
 void Connection::Start() {
   boost::system::error_code ec;
-  auto& socket = stream_.socket();
-  socket.set_option(boost::asio::ip::tcp::no_delay(true), ec);
-  auto remote = socket.remote_endpoint(ec);
-  auto local = socket.local_endpoint(ec);
+  stream_.SetNoDelay();
+  auto remote = stream_.RemoteEndpoint(ec);
+  auto local = stream_.LocalEndpoint(ec);
   const std::int64_t now = state_.clock->MonoMs();
   {
     // CLIENT LIST reads these under the same lock from other workers (TSan caught created_ms
@@ -66,7 +65,7 @@ void Connection::Start() {
       session_.info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
       session_.info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
     }
-    session_.info->fd = socket.native_handle();
+    session_.info->fd = stream_.native_handle();
     session_.info->created_ms = now;
     SetRemoteControls();
   }
@@ -158,8 +157,7 @@ void Connection::Close() {
     relay_->resolver.cancel();
     relay_->socket.close(ec);
   }
-  stream_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-  stream_.socket().close(ec);
+  stream_.Close();
 }
 
 void Connection::OnTick(std::int64_t now_ms, int timeout_s) {

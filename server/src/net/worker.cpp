@@ -12,6 +12,7 @@
 #include "journal/server_hooks.h"
 #include "metrics/latency_monitor.h"
 #include "net/connection.h"
+#include "net/uring_ring.h"
 #include "store/shard_guard.h"
 
 namespace latch {
@@ -20,7 +21,13 @@ namespace {
 constexpr std::size_t kExpireBudgetPerShard = 1000;
 }  // namespace
 
-Worker::Worker(int index, ServerState& state) : index_(index), state_(state), timer_(ctx_) {}
+Worker::Worker(int index, ServerState& state, bool uring)
+    : index_(index),
+      state_(state),
+      ring_(uring ? std::make_unique<UringRing>(ctx_) : nullptr),
+      timer_(ctx_) {}
+
+Worker::~Worker() = default;
 
 void Worker::Start(std::vector<int> shards) {
   shards_ = std::move(shards);

@@ -18,14 +18,20 @@ namespace latch {
 
 class Connection;
 class TlsContext;
+class UringRing;
 
 class Worker {
  public:
-  Worker(int index, ServerState& state);
+  // `uring`: the worker's plain client connections run on an io_uring of their own
+  // (io-engine uring, net/uring_ring.h); throws std::runtime_error when the kernel refuses it.
+  Worker(int index, ServerState& state, bool uring = false);
+  ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
   boost::asio::io_context& context() { return ctx_; }
+  // The worker's ring under io-engine uring, else null.
+  UringRing* ring() { return ring_.get(); }
   void Start(std::vector<int> shards);
   // Closes every connection and lets the thread finish. Call from any thread; then Join().
   void Shutdown();
@@ -63,6 +69,8 @@ class Worker {
   int index_;
   ServerState& state_;
   boost::asio::io_context ctx_;
+  // Destroyed before ctx_ (it waits on ctx_) and after the connections' last posts ran.
+  std::unique_ptr<UringRing> ring_;
   boost::asio::steady_timer timer_;
   std::thread thread_;
   std::vector<int> shards_;
