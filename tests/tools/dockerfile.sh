@@ -32,7 +32,6 @@ source <(sed -n '/^BUILD_PACKAGES=(/,/^)/p' "$src/scripts/deps.sh")
 for package in "${BUILD_PACKAGES[@]}"; do
   case "$package" in
     libgtest-dev | libgmock-dev | libbenchmark-dev | libpq-dev) continue ;;  # tests, bench, demo
-    libraft-dev | libuv1-dev) continue ;;  # latch_cluster, not part of latchd (the image) yet
   esac
   grep -qx "$package" <<<"$installed" || fail "the build stage does not install $package"
 done
