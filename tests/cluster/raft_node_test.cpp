@@ -5,8 +5,12 @@
 // the election time and the proposal rate it measured (docs/CLUSTER.md quotes them).
 #include "cluster/raft_node.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -124,6 +128,7 @@ class RaftClusterTest : public ::testing::Test {
     fs::remove_all(root_, ignored);
   }
 
+  bool leader_probe_ = true;  // before StartCluster
   // Three fresh members. Another process may take a port between FreePort() and libraft's
   // bind: then everything is wiped and tried again on new ports.
   void StartCluster() {
@@ -144,7 +149,8 @@ class RaftClusterTest : public ::testing::Test {
               .election_timeout = kElectionTimeout,
               .snapshot_threshold = 256,
               .snapshot_trailing = 64,
-              .install_snapshot_timeout = kInstallSnapshotTimeout};
+              .install_snapshot_timeout = kInstallSnapshotTimeout,
+              .leader_probe = leader_probe_};
           fs::create_directories(m.options.dir);
           members_.push_back(std::move(m));
           Start(members_.size() - 1);
@@ -310,6 +316,49 @@ TEST_F(RaftClusterTest, ReplicatesInOneOrderFailsOverAndCatchesUp) {
   EXPECT_GT(members_[wiped].fsm->LargestRestore(), 0u);
   ExpectAllCommitted(ProposeMany(next, "d", 10), 10);
   ExpectSameHistory(total + 10);
+}
+
+// Every Raft connection, made or accepted, has Nagle's algorithm off (cluster/raft_nodelay.cpp:
+// libraft's transport leaves it on, and a leader's back-to-back AppendEntries then wait for
+// delayed ACKs, up to 40 ms). The three nodes are in this process: its own sockets are theirs.
+// Without the leader probe, whose idle watch connections to the leader's Raft port never pass
+// libraft's handshake (so never reach the wrapper) and carry no messages.
+TEST_F(RaftClusterTest, RaftConnectionsHaveNagleOff) {
+  leader_probe_ = false;
+  StartCluster();
+  ASSERT_FALSE(HasFatalFailure());
+  const int leader = WaitForLeader(kElectionLimit);
+  ASSERT_GE(leader, 0) << "no leader elected";
+  ExpectAllCommitted(ProposeMany(leader, "n", 20), 20);
+  std::vector<int> raft_ports;
+  for (const Member& m : members_) {
+    raft_ports.push_back(std::stoi(m.options.address.substr(m.options.address.rfind(':') + 1)));
+  }
+  const auto is_raft = [&](const sockaddr_in& a) {
+    return std::find(raft_ports.begin(), raft_ports.end(), ntohs(a.sin_port)) != raft_ports.end();
+  };
+  int connections = 0;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    sockaddr_in local{}, peer{};
+    socklen_t len = sizeof(local);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 ||
+        local.sin_family != AF_INET) {
+      continue;
+    }
+    len = sizeof(peer);
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) continue;  // listener
+    if (!is_raft(local) && !is_raft(peer)) continue;
+    int nodelay = 0;
+    len = sizeof(nodelay);
+    ASSERT_EQ(::getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len), 0);
+    EXPECT_EQ(nodelay, 1) << "fd " << fd << ": port " << ntohs(local.sin_port) << " to "
+                          << ntohs(peer.sin_port);
+    ++connections;
+  }
+  // The leader has reached both followers (and they it): at least its two outgoing
+  // connections and the two ends accepted for them.
+  EXPECT_GE(connections, 4);
 }
 
 // A leader whose followers are gone keeps libraft's RAFT_LEADER state for up to two election

@@ -154,7 +154,10 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   void PlaceUnit(ThreadUnit& u);     // the thread's first shard release
   void CompleteUnit(ThreadUnit& u);  // it holds no shard, or takes one again
   void RunProposer();
-  void ProposeQueued(std::unique_lock<std::mutex>& lock);  // the queue's complete units
+  // The queue's complete units, while fewer than `max_in_flight` entries are uncommitted.
+  void ProposeQueued(std::unique_lock<std::mutex>& lock, std::size_t max_in_flight);
+  bool ProposalDue() const;  // under mu_: complete units, and room in flight
+  bool WakeProposer();       // under mu_: whether to notify cv_ for the proposer
   void ReleaseWaiters(std::uint64_t upto, bool ok);
   void Proposed(const std::vector<std::uint64_t>& settles, std::uint64_t upto, bool effects,
                 const ProposeResult& r);
@@ -193,6 +196,8 @@ class ClusterLog final : public store::KeyEvents, public StateMachine, public jo
   // Record numbers, units placed and not proposed, read markers, the commit watermark.
   EntryQueue queue_;
   std::size_t effects_in_flight_ = 0;  // proposed entries with records, not settled
+  std::size_t in_flight_ = 0;          // proposed entries, not settled
+  bool proposer_idle_ = false;         // the proposer waits on cv_ for a proposal due
   std::deque<std::pair<std::uint64_t, std::uint64_t>> lost_;  // record ranges never committed
   std::multimap<std::uint64_t, Waiter> waiters_;
   bool stopping_ = false;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 
 #include "cluster/cluster_log.h"
@@ -228,7 +229,7 @@ void ClusterLog::Drain() {
     drain_swaps_ = swaps;
     drain_state_ = DrainState::kHolding;
     queue_.Marker();
-    ProposeQueued(lock);
+    ProposeQueued(lock, std::numeric_limits<std::size_t>::max());  // everything: the drain waits for it
     cv_.wait_until(lock, limit, [&] { return drain_state_ == DrainState::kDone || stopping_; });
     // A snapshot that started reads the held shards: it ends before they are released.
     cv_.wait(lock, [&] { return drain_state_ != DrainState::kSnapshotting; });

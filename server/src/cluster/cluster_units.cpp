@@ -83,15 +83,17 @@ void ClusterLog::PlaceUnit(ThreadUnit& u) {
 void ClusterLog::CompleteUnit(ThreadUnit& u) {
   store::SetLockPhases(nullptr);
   if (u.db != 0) journal::EncodeSelect(&u.records, 0);  // the next unit in an entry starts in 0
+  bool wake = false;
   {
     std::lock_guard lock(mu_);
     if (!u.placed) u.slot = queue_.Place(u.first);
     queue_.Complete(u.slot, std::move(u.records), u.last);
+    wake = WakeProposer();
   }
   u.records = std::string();
   u.log = nullptr;
   u.placed = false;
-  cv_.notify_one();
+  if (wake) cv_.notify_one();
 }
 
 void ClusterLog::OnModified(store::Shard& shard, const store::KeyEvent& e) {

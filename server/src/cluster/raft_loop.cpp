@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "cluster/little_endian.h"
+#include "cluster/raft_nodelay.h"
 
 namespace latch::cluster {
 namespace {
@@ -111,6 +112,7 @@ void RaftNode::Loop::Open() {
     uv_loop_close(&uv);
     fail("raft_uv_tcp_init", raft_strerror(rv));
   }
+  DisableNagle(&transport);
   if ((rv = raft_uv_init(link.io(), &uv, dir.c_str(), &transport)) != 0) {
     std::string msg = link.io()->errmsg;
     raft_uv_tcp_close(&transport);
