@@ -10,8 +10,9 @@ namespace {
 // libraft 0.15's TCP transport (src/uv_tcp.c) never sets TCP_NODELAY. A leader's
 // AppendEntries and a follower's replies are small writes, often two in a row on one
 // connection, and Nagle holds the second until the first is acknowledged; the peer delays
-// that ACK (up to 40 ms on Linux). Measured (bench/cluster.py's loop, 3 nodes, 2 cores): the
-// lock cycle's p99 fell from 45 ms to ... with it off.
+// that ACK (up to 40 ms on Linux). Measured (bench/cluster.py's lock loop, 50 clients, 3
+// nodes on 2 cores, same binary otherwise): p99 45-47 ms with Nagle on, 8-12 ms with it off.
+// The probe connections (leader_probe.cpp) are not libraft's and stay as they are: idle.
 //
 // What is wrapped is process-wide, kept once: raft_uv_tcp_init's listen and connect, and the
 // callbacks libraft passes them (uvRecvAcceptCb and uvClientConnectCb in src/uv_recv.c and
