@@ -140,12 +140,13 @@ bool Report(const ServerState& s, RaftReport* out) {
   return true;
 }
 
-bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers) {
+bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers, bool in,
+                   bool out) {
   if (!s.cluster) return false;
   if (all) {
-    s.cluster->node().DropAllLinks();
+    s.cluster->node().DropAllLinks(in, out);
   } else {
-    s.cluster->node().DropLinks(std::move(peers));
+    s.cluster->node().DropLinks(std::move(peers), in, out);
   }
   return true;
 }

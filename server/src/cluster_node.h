@@ -53,8 +53,10 @@ bool Failed(const ServerState& s);
 bool Report(const ServerState& s, RaftReport* out);
 // TEST.FAULT RAFT-DROP and RAFT-HEAL (commands/test_commands.cpp, test mode only; the command
 // checks the ids against Report's members): every Raft message to or from `peers` (every peer
-// when `all`) is dropped until healed (cluster/raft_link_fault.h). False on a single node.
-bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers);
+// when `all`) is dropped until healed (cluster/raft_link_fault.h); `in`/`out` say which
+// directions (both for a partition). False on a single node.
+bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers, bool in = true,
+                   bool out = true);
 bool HealRaftLinks(ServerState& s);
 // RAFT TRANSFER, ADD, REMOVE on the leader (the command checks ids and leadership first).
 // `done` runs once, on another thread, with "" or why it failed. `keep_client`: the client

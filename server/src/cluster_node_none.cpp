@@ -19,7 +19,7 @@ bool Failed(const ServerState&) { return false; }
 bool FollowedLeader(const ServerState&, LeaderEndpoint*) { return false; }
 std::uint64_t FollowedLeaderId(const ServerState&) { return 0; }
 bool Report(const ServerState&, RaftReport*) { return false; }
-bool DropRaftLinks(ServerState&, bool, std::vector<std::uint64_t>) { return false; }
+bool DropRaftLinks(ServerState&, bool, std::vector<std::uint64_t>, bool, bool) { return false; }
 bool HealRaftLinks(ServerState&) { return false; }
 void Transfer(ServerState&, std::uint64_t, std::int64_t, RaftChangeDone done) {
   done("this latchd was built without libraft");

@@ -32,33 +32,39 @@ void RaftLinkFault::Install(uv_loop_t* uv) {
   io_.close = Close;
 }
 
-void RaftLinkFault::DropAll() {
+void RaftLinkFault::DropAll(bool in, bool out) {
   std::lock_guard lock(mu_);
   drop_all_ = true;
   drop_.clear();
+  drop_in_ = in;
+  drop_out_ = out;
 }
 
-void RaftLinkFault::Drop(std::vector<std::uint64_t> peers) {
+void RaftLinkFault::Drop(std::vector<std::uint64_t> peers, bool in, bool out) {
   std::lock_guard lock(mu_);
   drop_all_ = false;
   drop_ = std::move(peers);
+  drop_in_ = in;
+  drop_out_ = out;
 }
 
 void RaftLinkFault::Heal() {
   std::lock_guard lock(mu_);
   drop_all_ = false;
   drop_.clear();
+  drop_in_ = drop_out_ = false;
 }
 
-bool RaftLinkFault::Dropped(std::uint64_t peer) {
+bool RaftLinkFault::Dropped(std::uint64_t peer, bool inbound) {
   std::lock_guard lock(mu_);
+  if (!(inbound ? drop_in_ : drop_out_)) return false;
   return drop_all_ || std::find(drop_.begin(), drop_.end(), peer) != drop_.end();
 }
 
 int RaftLinkFault::Send(raft_io* io, raft_io_send* req, const raft_message* message,
                         raft_io_send_cb cb) {
   RaftLinkFault& self = Of(io);
-  if (!self.Dropped(message->server_id)) return self.uv_send_(io, req, message, cb);
+  if (!self.Dropped(message->server_id, false)) return self.uv_send_(io, req, message, cb);
   self.dropped_sends_.push_back({req, cb});
   uv_timer_start(&self.flush_timer_, FlushTimer, 0, 0);
   return 0;
@@ -83,7 +89,7 @@ int RaftLinkFault::Start(raft_io* io, unsigned msecs, raft_io_tick_cb tick, raft
 
 void RaftLinkFault::Recv(raft_io* io, raft_message* message) {
   RaftLinkFault& self = Of(io);
-  if (!self.Dropped(message->server_id)) return self.raft_recv_(io, message);
+  if (!self.Dropped(message->server_id, true)) return self.raft_recv_(io, message);
   switch (message->type) {
     case RAFT_IO_APPEND_ENTRIES: {
       // Entries decoded from one message share batches (libraft's entryBatchesDestroy).

@@ -27,8 +27,9 @@ class RaftLinkFault {
   void Install(uv_loop_t* uv);
 
   // Any thread; effective for the next message. Drop replaces the set dropped before.
-  void DropAll();
-  void Drop(std::vector<std::uint64_t> peers);
+  // `in`, `out`: which directions are cut (both for a partition; one for an asymmetric link).
+  void DropAll(bool in, bool out);
+  void Drop(std::vector<std::uint64_t> peers, bool in, bool out);
   void Heal();
 
  private:
@@ -49,7 +50,7 @@ class RaftLinkFault {
   static void Recv(raft_io* io, raft_message* message);
   static void Close(raft_io* io, raft_io_close_cb cb);
   static void FlushTimer(uv_timer_t* timer);
-  bool Dropped(std::uint64_t peer);
+  bool Dropped(std::uint64_t peer, bool inbound);
   void Flush(int status);
 
   // raft_uv's own functions, called for what is not dropped.
@@ -62,9 +63,11 @@ class RaftLinkFault {
   uv_timer_t flush_timer_{};
   std::vector<DroppedSend> dropped_sends_;
 
-  std::mutex mu_;  // guards the two fields below, set from other threads
+  std::mutex mu_;  // guards the fields below, set from other threads
   bool drop_all_ = false;
   std::vector<std::uint64_t> drop_;
+  bool drop_in_ = false;   // messages received from the peers above
+  bool drop_out_ = false;  // messages sent to them
 };
 
 }  // namespace latch::cluster

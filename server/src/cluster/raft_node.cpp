@@ -113,8 +113,10 @@ void RaftNode::Remove(std::uint64_t id, ChangeDone done) {
   }
 }
 
-void RaftNode::DropLinks(std::vector<std::uint64_t> peers) { loop_->link.Drop(std::move(peers)); }
-void RaftNode::DropAllLinks() { loop_->link.DropAll(); }
+void RaftNode::DropLinks(std::vector<std::uint64_t> peers, bool in, bool out) {
+  loop_->link.Drop(std::move(peers), in, out);
+}
+void RaftNode::DropAllLinks(bool in, bool out) { loop_->link.DropAll(in, out); }
 void RaftNode::HealLinks() { loop_->link.Heal(); }
 
 void RaftNode::Stop() {

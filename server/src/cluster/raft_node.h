@@ -177,9 +177,10 @@ class RaftNode {
   // Test mode only (TEST.FAULT RAFT-DROP; docs/CLUSTER.md, "Partition"): from the next
   // message on, every Raft message this node sends to or receives from `peers` (DropAllLinks:
   // from any peer) is dropped, as a network partition would, until HealLinks. The node goes
-  // on running and serving its clients meanwhile. Any thread.
-  void DropLinks(std::vector<std::uint64_t> peers);
-  void DropAllLinks();
+  // on running and serving its clients meanwhile. Any thread. `in`/`out`: only the messages
+  // received from them, or only those sent to them (an asymmetric link).
+  void DropLinks(std::vector<std::uint64_t> peers, bool in = true, bool out = true);
+  void DropAllLinks(bool in = true, bool out = true);
   void HealLinks();
 
   // Closes libraft (pending proposals end with kLeadershipLost or kShutdown), its sockets

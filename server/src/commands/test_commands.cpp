@@ -10,8 +10,9 @@
 //   TEST.FAULT STALL <journal-append | journal-write> <max-ms> [KEY <pattern>] [COUNT <n>]
 //                                                                                -> stall id
 //   TEST.FAULT RESUME     -> OK: stalled threads go on, stalls disarmed (CLEAR does it too)
-//   TEST.FAULT RAFT-DROP ALL | <id> [<id> ...]  -> OK: a cluster node's Raft messages to and
-//              from those peers are dropped (a partition of this node; docs/CLUSTER.md)
+//   TEST.FAULT RAFT-DROP [IN | OUT] ALL | <id> [<id> ...]  -> OK: a cluster node's Raft
+//              messages to and from those peers are dropped (a partition of this node;
+//              docs/CLUSTER.md); IN: only those it receives, OUT: only those it sends
 //   TEST.FAULT RAFT-HEAL  -> OK: the Raft link is whole again (CLEAR does it too)
 //   TEST.COUNTS           -> map: command name -> times run (test mode counts them)
 //   TEST.RESET            -> faults cleared (Raft link healed), counters zeroed, keys flushed
@@ -120,15 +121,25 @@ void StallCommand(CommandContext& ctx) {
       ctx.server.faults.ArmStall(*point, options.key_pattern, options.count, max_ms)));
 }
 
-// TEST.FAULT RAFT-DROP ALL | id [id ...]: each id must be another member of the configuration
-// this node knows (RAFT STATUS's members), so that a typo does not leave the link whole.
+// TEST.FAULT RAFT-DROP [IN|OUT] ALL | id [id ...]: each id must be another member of the
+// configuration this node knows (RAFT STATUS's members), so that a typo does not leave the
+// link whole.
 void RaftDropCommand(CommandContext& ctx) {
-  if (ctx.argc() < 3) return SyntaxError(ctx);
+  std::size_t first = 2;
+  bool in = true, out = true;
+  if (ctx.argc() > 2 && EqualsNoCase(ctx.arg(2), "in")) {
+    out = false;
+    ++first;
+  } else if (ctx.argc() > 2 && EqualsNoCase(ctx.arg(2), "out")) {
+    in = false;
+    ++first;
+  }
+  if (ctx.argc() <= first) return SyntaxError(ctx);
   cluster::RaftReport report;
   if (!cluster::Report(ctx.server, &report)) return ctx.out.Error(errors::kClusterDisabled);
-  const bool all = ctx.argc() == 3 && EqualsNoCase(ctx.arg(2), "all");
+  const bool all = ctx.argc() == first + 1 && EqualsNoCase(ctx.arg(first), "all");
   std::vector<std::uint64_t> peers;
-  for (std::size_t i = 2; !all && i < ctx.argc(); ++i) {
+  for (std::size_t i = first; !all && i < ctx.argc(); ++i) {
     std::int64_t id = 0;
     if (!ParseInt64(ctx.arg(i), &id) || id <= 0) return ctx.out.Error(errors::kNotInteger);
     const auto peer = static_cast<std::uint64_t>(id);
@@ -140,7 +151,7 @@ void RaftDropCommand(CommandContext& ctx) {
     }
     peers.push_back(peer);
   }
-  cluster::DropRaftLinks(ctx.server, all, std::move(peers));
+  cluster::DropRaftLinks(ctx.server, all, std::move(peers), in, out);
   ctx.out.Ok();
 }
 
