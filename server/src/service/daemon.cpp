@@ -27,8 +27,11 @@ void Daemonize() {
   }
 }
 
-PidFile::~PidFile() {
+PidFile::~PidFile() { Remove(); }
+
+void PidFile::Remove() {
   if (!path_.empty()) ::unlink(path_.c_str());
+  path_.clear();
 }
 
 std::string PidFile::Write(const std::string& path) {

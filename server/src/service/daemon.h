@@ -20,6 +20,8 @@ class PidFile {
 
   // Returns an empty string on success, else the reason (strerror).
   std::string Write(const std::string& path);
+  // Removes the file now (the destructor does it otherwise); for an exit that skips it.
+  void Remove();
 
  private:
   std::string path_;
