@@ -37,14 +37,6 @@ constexpr milliseconds kAsymRefuseAfter = kAsymElection * 4 / 5 + milliseconds(2
 // that the lock never expires on it while it still leads (a write it could not commit).
 constexpr milliseconds kAsymLockTtl{4000};
 
-// One command on a fresh connection: its reply, or nullopt (refused, closed, or no reply
-// within the timeout: all acceptable from the cut-off node).
-std::optional<std::string> AsymProbe(int port, const std::vector<std::string>& args) {
-  RawConnection conn(milliseconds(1500));
-  if (!conn.Connect(port) || !conn.Send(RawConnection::Encode(args))) return std::nullopt;
-  return conn.ReadReply();
-}
-
 // The cut-off node may refuse (no reply, an error) or give the cluster's answer through the
 // leader it follows; `expected` is that answer.
 void ExpectRefusedOr(const std::optional<std::string>& reply, const std::string& expected,
@@ -72,8 +64,8 @@ void RunAsymmetric(const std::string& direction) {
   // Past the lease, before anything new is written: the lock is never granted, the key reads
   // as acknowledged or not at all.
   std::this_thread::sleep_until(cut + kAsymRefuseAfter);
-  ExpectRefusedOr(AsymProbe(old_port, {"GET", "k"}), Bulk("v-old"), "GET k, before");
-  ExpectRefusedOr(AsymProbe(old_port, {"SET", "lock:a", "old", "NX", "PX", "60000"}), "$-1\r\n",
+  ExpectRefusedOr(Probe(old_port, {"GET", "k"}), Bulk("v-old"), "GET k, before");
+  ExpectRefusedOr(Probe(old_port, {"SET", "lock:a", "old", "NX", "PX", "60000"}), "$-1\r\n",
                   "SET NX of the held lock on the cut-off node");
 
   // The others elect one of them, which takes a write and holds the lock.
@@ -99,9 +91,9 @@ void RunAsymmetric(const std::string& direction) {
       << "the cut-off leader still reports itself leader";
   const auto stepped_down = AsymClock::now() - cut;
   for (int round = 0; round < 3; ++round) {
-    ExpectRefusedOr(AsymProbe(old_port, {"GET", "k"}), Bulk("v-new"),
+    ExpectRefusedOr(Probe(old_port, {"GET", "k"}), Bulk("v-new"),
                     "GET k after the new leader's write, round " + std::to_string(round));
-    ExpectRefusedOr(AsymProbe(old_port, {"SET", "lock:a", "old", "NX", "PX", "60000"}),
+    ExpectRefusedOr(Probe(old_port, {"SET", "lock:a", "old", "NX", "PX", "60000"}),
                     "$-1\r\n", "SET NX of the held lock, round " + std::to_string(round));
   }
 

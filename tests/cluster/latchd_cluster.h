@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,14 @@ inline std::string Bulk(const std::string& s) {
 inline std::string Cmd(int port, const std::vector<std::string>& args) {
   RawConnection conn(port, std::chrono::milliseconds(5000));
   return conn.CommandArgs(args);
+}
+
+// One command on a fresh connection to a node that may be cut off: its reply, or nullopt when
+// the connection was refused or closed or nothing came within 1.5 s.
+inline std::optional<std::string> Probe(int port, const std::vector<std::string>& args) {
+  RawConnection conn(std::chrono::milliseconds(1500));
+  if (!conn.Connect(port) || !conn.Send(RawConnection::Encode(args))) return std::nullopt;
+  return conn.ReadReply();
 }
 
 // The integer of a ":n\r\n" reply; INT64_MIN for anything else.

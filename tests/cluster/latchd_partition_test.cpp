@@ -41,14 +41,6 @@ constexpr int kPartitionKeys = 10;
 std::string PartitionKey(int i) { return "k" + std::to_string(i); }
 std::string PartitionValue(int i) { return "a" + std::to_string(i); }
 
-// One command on a fresh connection: its reply, or nullopt when the connection was refused or
-// closed or nothing came within `timeout` (all acceptable from a cut-off node).
-std::optional<std::string> PartitionProbe(int port, const std::vector<std::string>& args) {
-  RawConnection conn(milliseconds(1500));
-  if (!conn.Connect(port) || !conn.Send(RawConnection::Encode(args))) return std::nullopt;
-  return conn.ReadReply();
-}
-
 // What the cut-off node may answer past its lease: nothing, or an error (-TRYAGAIN,
 // -READONLY, ...). A value, a nil or +OK would be an answer from a keyspace that is no longer
 // the cluster's.
@@ -79,15 +71,15 @@ milliseconds PartitionSince(PartitionClock::time_point t) {
 // new leader holds and GET of a key only the new leader has. `round`: for the messages.
 void ExpectCutOffNodeRefuses(const Partition& p, bool new_keys_written, int round) {
   const int port = p.c.port(p.old_leader);
-  EXPECT_TRUE(PartitionRefused(PartitionProbe(port, {"GET", PartitionKey(0)})))
+  EXPECT_TRUE(PartitionRefused(Probe(port, {"GET", PartitionKey(0)})))
       << "the cut-off leader answered a read past its lease (round " << round << ")";
   const std::optional<std::string> grant =
-      PartitionProbe(port, {"SET", "lock:p", "old", "NX", "PX", "60000"});
+      Probe(port, {"SET", "lock:p", "old", "NX", "PX", "60000"});
   EXPECT_TRUE(PartitionRefused(grant))
       << "the cut-off leader answered SET NX past its lease (round " << round
       << "): " << grant->substr(0, grant->find('\r'));
   if (new_keys_written) {
-    EXPECT_TRUE(PartitionRefused(PartitionProbe(port, {"GET", "lock:q"})))
+    EXPECT_TRUE(PartitionRefused(Probe(port, {"GET", "lock:q"})))
         << "the cut-off leader answered for a key only the new leader has (round " << round << ")";
   }
 }
@@ -152,7 +144,7 @@ void HealAndCatchUp(Partition& p) {
   const std::string leader_id = std::to_string(p.leader + 1);
   const bool caught_up = Eventually(
       [&] {
-        const std::optional<std::string> read = PartitionProbe(port, {"GET", PartitionKey(0)});
+        const std::optional<std::string> read = Probe(port, {"GET", PartitionKey(0)});
         EXPECT_NE(read, std::optional<std::string>(Bulk(PartitionValue(0))))
             << "the healed node served the value the new leader replaced";
         const RaftFields f = RaftStatus(port);
@@ -244,7 +236,7 @@ void RunFollowerPartition(int nodes) {
     ASSERT_EQ(Cmd(port, {"SET", PartitionKey(0), value}), "+OK\r\n")
         << "the leader's majority did not acknowledge a write while a minority was cut off";
     for (int f : cut) {
-      const std::optional<std::string> read = PartitionProbe(p.c.port(f), {"GET", PartitionKey(0)});
+      const std::optional<std::string> read = Probe(p.c.port(f), {"GET", PartitionKey(0)});
       EXPECT_TRUE(PartitionRefused(read) || *read == Bulk(value))
           << "cut-off follower " << f + 1 << " answered " << read->substr(0, read->find('\r'))
           << " after " << value << " was acknowledged";

@@ -216,7 +216,7 @@ void ClusterLog::Proposed(const std::vector<std::uint64_t>& settles, std::uint64
     wake_proposer = WakeProposer();
     draining = drain_state_ != DrainState::kIdle;
   }
-  if (draining || wake_proposer) cv_.notify_all();  // the drain waits for this
+  if (draining || wake_proposer) cv_.notify_all();  // the drain, or an idle proposer
   if (dirty && !dirty_.exchange(true)) {
     // This keyspace holds effects that a later leader may discard (docs/CLUSTER.md, "dirty
     // leader"). Until it can be rebuilt in-process, the node stops rather than serve them (as

@@ -179,8 +179,8 @@ class RaftNode {
   // from any peer) is dropped, as a network partition would, until HealLinks. The node goes
   // on running and serving its clients meanwhile. Any thread. `in`/`out`: only the messages
   // received from them, or only those sent to them (an asymmetric link).
-  void DropLinks(std::vector<std::uint64_t> peers, bool in = true, bool out = true);
-  void DropAllLinks(bool in = true, bool out = true);
+  void DropLinks(std::vector<std::uint64_t> peers, bool in, bool out);
+  void DropAllLinks(bool in, bool out);
   void HealLinks();
 
   // Closes libraft (pending proposals end with kLeadershipLost or kShutdown), its sockets
