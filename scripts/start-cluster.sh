@@ -6,12 +6,13 @@
 # serving, and its restart command is printed.
 #
 #   scripts/start-cluster.sh                  3 nodes: clients on 6380-6382, Raft on 7380-7382
-#   NODES=5 BASE_PORT=7000 scripts/start-cluster.sh
-#                                             5 nodes: clients on 7000-7004, Raft on 8000-8004
+#   scripts/start-cluster.sh 5 7000           5 nodes: clients on 7000-7004, Raft on 8000-8004
+#                                             (or NODES=5 BASE_PORT=7000 in the environment)
 #   LATCHD=build/test/server/latchd ...       that binary instead of building one
 #   CLUSTER_DIR=/var/tmp/latch ...            where each node keeps its Raft log
 #                                             (default: build/cluster/nodeN; kept across runs)
-# Extra arguments are passed to every node as directives, e.g. --raft-election-timeout 600.
+# Arguments after N and BASEPORT are passed to every node as directives, e.g.
+# `scripts/start-cluster.sh 3 6380 --raft-election-timeout 600`.
 # Clients reach the leader through any node's SENTINEL (name `latch`): redis-py's Sentinel,
 # ioredis `sentinels:`, or `redis-cli -p 6380 SENTINEL get-master-addr-by-name latch`.
 set -euo pipefail
@@ -19,9 +20,22 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 nodes="${NODES:-3}"
 base="${BASE_PORT:-6380}"
+if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+  nodes=$1
+  shift
+  if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+    base=$1
+    shift
+  fi
+fi
 raft_base=$((base + 1000))
 data="${CLUSTER_DIR:-$root/build/cluster}"
 [[ "$nodes" =~ ^[1-9][0-9]?$ ]] || { echo "NODES must be 1-99, not '$nodes'" >&2; exit 2; }
+if ! [[ "$base" =~ ^[0-9]+$ ]] || (( base < 1024 || raft_base + nodes > 65536 )); then
+  echo "BASE_PORT must leave room for $nodes client ports and $nodes Raft ports 1000 above" \
+    "them (1024-$((65536 - 1000 - nodes))), not '$base'" >&2
+  exit 2
+fi
 
 latchd="${LATCHD:-}"
 if [[ -z "$latchd" ]]; then
@@ -85,9 +99,9 @@ echo "logs and Raft logs in $data/node*/; Ctrl-C stops every node"
 # Until Ctrl-C. A node that exits (kill -9 to try a failover, a fault) leaves the others
 # serving, as a machine lost in a real cluster would; how to start it again is printed.
 set +e
-left=$nodes
-while ((left > 0)); do
-  wait -n -p gone "${pids[@]}"
+live=("${pids[@]}")
+while ((${#live[@]} > 0)); do
+  wait -n -p gone "${live[@]}"
   status=$?
   for i in $(seq 1 "$nodes"); do
     [[ "${pids[$((i - 1))]}" == "$gone" ]] || continue
@@ -95,6 +109,9 @@ while ((left > 0)); do
       "To start it again: $latchd --port $((base + i - 1)) --bind 127.0.0.1" \
       "--dir $data/node$i --raft-id $i --raft-peers '$peers' --raft-dir $data/node$i" >&2
   done
-  left=$((left - 1))
+  # Only the nodes still running: `wait` on one already reaped prints "no such job".
+  rest=()
+  for pid in "${live[@]}"; do [[ "$pid" == "$gone" ]] || rest+=("$pid"); done
+  live=("${rest[@]+"${rest[@]}"}")
 done
 exit "$status"

@@ -43,8 +43,9 @@ start_on_free_ports() {
   base="$(pick_base)" || fail "no run of free ports found"
   rm -rf "$dir/cluster" "$dir/out.log"
   # setsid: its own process group, so that SIGINT reaches the script as Ctrl-C would.
-  LATCHD="$latchd" BASE_PORT="$base" CLUSTER_DIR="$dir/cluster" \
-    setsid bash "$root/scripts/start-cluster.sh" >"$dir/out.log" 2>&1 &
+  # The form: N and BASEPORT as arguments.
+  LATCHD="$latchd" CLUSTER_DIR="$dir/cluster" \
+    setsid bash "$root/scripts/start-cluster.sh" 3 "$base" >"$dir/out.log" 2>&1 &
   script=$!
   _started_pids+=("$script")
   for _ in $(seq 300); do
