@@ -140,8 +140,7 @@ bool Report(const ServerState& s, RaftReport* out) {
   return true;
 }
 
-bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers, bool in,
-                   bool out) {
+bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers, bool in, bool out) {
   if (!s.cluster) return false;
   if (all) {
     s.cluster->node().DropAllLinks(in, out);

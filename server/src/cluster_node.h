@@ -55,8 +55,7 @@ bool Report(const ServerState& s, RaftReport* out);
 // checks the ids against Report's members): every Raft message to or from `peers` (every peer
 // when `all`) is dropped until healed (cluster/raft_link_fault.h); `in`/`out` say which
 // directions (both for a partition). False on a single node.
-bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers, bool in,
-                   bool out);
+bool DropRaftLinks(ServerState& s, bool all, std::vector<std::uint64_t> peers, bool in, bool out);
 bool HealRaftLinks(ServerState& s);
 // RAFT TRANSFER, ADD, REMOVE on the leader (the command checks ids and leadership first).
 // `done` runs once, on another thread, with "" or why it failed. `keep_client`: the client

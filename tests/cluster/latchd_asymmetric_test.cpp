@@ -55,9 +55,9 @@ void RunAsymmetric(const std::string& direction) {
   const int old_port = c.port(old_leader);
   ASSERT_EQ(Cmd(old_port, {"SET", "k", "v-old"}), "+OK\r\n");
   const auto lock_sent = AsymClock::now();
-  ASSERT_EQ(Cmd(old_port, {"SET", "lock:a", "holder", "NX", "PX",
-                           std::to_string(kAsymLockTtl.count())}),
-            "+OK\r\n");
+  ASSERT_EQ(
+      Cmd(old_port, {"SET", "lock:a", "holder", "NX", "PX", std::to_string(kAsymLockTtl.count())}),
+      "+OK\r\n");
   ASSERT_EQ(Cmd(old_port, {"TEST.FAULT", "RAFT-DROP", direction, "ALL"}), "+OK\r\n");
   const auto cut = AsymClock::now();
 
@@ -93,8 +93,8 @@ void RunAsymmetric(const std::string& direction) {
   for (int round = 0; round < 3; ++round) {
     ExpectRefusedOr(Probe(old_port, {"GET", "k"}), Bulk("v-new"),
                     "GET k after the new leader's write, round " + std::to_string(round));
-    ExpectRefusedOr(Probe(old_port, {"SET", "lock:a", "old", "NX", "PX", "60000"}),
-                    "$-1\r\n", "SET NX of the held lock, round " + std::to_string(round));
+    ExpectRefusedOr(Probe(old_port, {"SET", "lock:a", "old", "NX", "PX", "60000"}), "$-1\r\n",
+                    "SET NX of the held lock, round " + std::to_string(round));
   }
 
   // The lock is granted again once its TTL has passed since the client sent the SET.

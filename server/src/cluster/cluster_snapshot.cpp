@@ -229,7 +229,8 @@ void ClusterLog::Drain() {
     drain_swaps_ = swaps;
     drain_state_ = DrainState::kHolding;
     queue_.Marker();
-    ProposeQueued(lock, std::numeric_limits<std::size_t>::max());  // everything: the drain waits for it
+    // Everything queued, past the one entry in flight: the drain waits for all of it.
+    ProposeQueued(lock, std::numeric_limits<std::size_t>::max());
     cv_.wait_until(lock, limit, [&] { return drain_state_ == DrainState::kDone || stopping_; });
     // A snapshot that started reads the held shards: it ends before they are released.
     cv_.wait(lock, [&] { return drain_state_ != DrainState::kSnapshotting; });

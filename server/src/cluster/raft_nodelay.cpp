@@ -18,8 +18,7 @@ namespace {
 // callbacks libraft passes them (uvRecvAcceptCb and uvClientConnectCb in src/uv_recv.c and
 // src/uv_send.c), each the same function for every node in the process.
 std::atomic<int (*)(raft_uv_transport*, raft_uv_accept_cb)> g_listen{nullptr};
-std::atomic<int (*)(raft_uv_transport*, raft_uv_connect*, raft_id, const char*,
-                    raft_uv_connect_cb)>
+std::atomic<int (*)(raft_uv_transport*, raft_uv_connect*, raft_id, const char*, raft_uv_connect_cb)>
     g_connect{nullptr};
 std::atomic<raft_uv_accept_cb> g_accept_cb{nullptr};
 std::atomic<raft_uv_connect_cb> g_connect_cb{nullptr};
